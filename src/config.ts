@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { parseDurationList } from './domain/backoff.js';
+
+/**
+ * Every setting, parsed once from the environment. Defaults are the spec's;
+ * tests and small deployments shrink the timing ones to run fast.
+ */
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const fraction = z.coerce.number().min(0).max(1);
+const durationList = z.string().transform((value, ctx) => {
+  try {
+    const steps = parseDurationList(value);
+    if (steps.length === 0) throw new Error('expected at least one duration, such as 2m,10m,30m,2h');
+    return steps;
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value === '' ? undefined : value));
+
+const ConfigSchema = z.object({
+  OFFICE_DB: z.string().min(1).default('./data/office.db'),
+  OFFICE_HOST: z.string().min(1).default('127.0.0.1'),
+  OFFICE_PORT: integer(0, 65535).default(7700),
+  OFFICE_API_TOKEN: optionalString,
+  OFFICE_API_URL: optionalString.refine((url) => url === undefined || !url.endsWith('/'), {
+    message: 'expected a base URL with no trailing slash, such as http://127.0.0.1:7700',
+  }),
+  OFFICE_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  OFFICE_BACKOFF: durationList.default(parseDurationList('2m,10m,30m,2h')),
+  OFFICE_BACKOFF_JITTER: fraction.default(0.25),
+  OFFICE_RATE_LIMIT_BUFFER_SEC: integer(0, 86_400).default(30),
+  OFFICE_COALESCE_WINDOW_MS: integer(0, 3_600_000).default(5000),
+  OFFICE_IDEMPOTENCY_WINDOW_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  OFFICE_RECOVERY_SWEEP_SEC: integer(0, 86_400 * 7).default(600),
+  OFFICE_SQLITE_SYNC: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+  OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: integer(1, 1_000_000).default(100),
+  OFFICE_LOOP_DETECTOR_RUNS: integer(0, 1000).default(5),
+  OFFICE_SHUTDOWN_GRACE_MS: integer(0, 3_600_000).default(10_000),
+  OFFICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OFFICE_INSPECT: optionalString,
+});
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+export interface Config {
+  dbPath: string;
+  host: string;
+  port: number;
+  apiToken: string | undefined;
+  apiUrl: string | undefined;
+  bodyLimitBytes: number;
+  backoffStepsMs: number[];
+  backoffJitter: number;
+  rateLimitBufferSec: number;
+  coalesceWindowMs: number;
+  idempotencyWindowMs: number;
+  recoverySweepSec: number;
+  sqliteSync: 'NORMAL' | 'FULL';
+  maxConcurrentRoutineRuns: number;
+  loopDetectorRuns: number;
+  shutdownGraceMs: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  inspectUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses settings; a bad value throws a ConfigError naming the variable and what it expects. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('OFFICE_')));
+  const parsed = ConfigSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.')}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  return {
+    dbPath: c.OFFICE_DB,
+    host: c.OFFICE_HOST,
+    port: c.OFFICE_PORT,
+    apiToken: c.OFFICE_API_TOKEN,
+    apiUrl: c.OFFICE_API_URL,
+    bodyLimitBytes: c.OFFICE_BODY_LIMIT_BYTES,
+    backoffStepsMs: c.OFFICE_BACKOFF,
+    backoffJitter: c.OFFICE_BACKOFF_JITTER,
+    rateLimitBufferSec: c.OFFICE_RATE_LIMIT_BUFFER_SEC,
+    coalesceWindowMs: c.OFFICE_COALESCE_WINDOW_MS,
+    idempotencyWindowMs: c.OFFICE_IDEMPOTENCY_WINDOW_HOURS * 3_600_000,
+    recoverySweepSec: c.OFFICE_RECOVERY_SWEEP_SEC,
+    sqliteSync: c.OFFICE_SQLITE_SYNC,
+    maxConcurrentRoutineRuns: c.OFFICE_MAX_CONCURRENT_ROUTINE_RUNS,
+    loopDetectorRuns: c.OFFICE_LOOP_DETECTOR_RUNS,
+    shutdownGraceMs: c.OFFICE_SHUTDOWN_GRACE_MS,
+    logLevel: c.OFFICE_LOG_LEVEL,
+    inspectUrl: c.OFFICE_INSPECT,
+  };
+}

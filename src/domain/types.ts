@@ -1,0 +1,228 @@
+/**
+ * The entities the scheduler reads and writes, as the domain sees them:
+ * times are epoch milliseconds, JSON columns are parsed, flags are booleans.
+ */
+import type { ExecutorSpec } from './executors.js';
+import type { WakeupSource } from './wakeupSources.js';
+
+export const AGENT_ROLES = ['ceo', 'coordinator', 'worker', 'specialist', 'assistant'] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
+export const AGENT_STATUSES = ['idle', 'working', 'paused', 'stopped'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+export const TASK_STATES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED', 'BLOCKED', 'ARCHIVED'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const TERMINAL_TASK_STATES: readonly TaskState[] = ['DONE', 'CANCELLED', 'ARCHIVED'];
+/** The states that count as work for the idle-skip check; review-gated work waits on a person. */
+export const ACTIONABLE_TASK_STATES: readonly TaskState[] = ['TODO', 'IN_PROGRESS'];
+
+export const WAKEUP_STATUSES = [
+  'queued',
+  'claimed',
+  'coalesced',
+  'skipped',
+  'finished',
+  'failed',
+  'cancelled',
+  'scheduled_retry',
+] as const;
+export type WakeupStatus = (typeof WAKEUP_STATUSES)[number];
+export const OPEN_WAKEUP_STATUSES: readonly WakeupStatus[] = ['queued', 'claimed', 'scheduled_retry'];
+
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface Workspace {
+  id: string;
+  name: string;
+  timezone: string;
+  recovery_lookback_hours: number;
+  default_executor: ExecutorSpec | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Project {
+  id: string;
+  workspace_id: string;
+  name: string;
+  default_executor: ExecutorSpec | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Agent {
+  id: string;
+  workspace_id: string;
+  name: string;
+  role: AgentRole;
+  status: AgentStatus;
+  paused_reason: string | null;
+  skip_idle_wakeups: boolean;
+  max_concurrent_sessions: number;
+  cooldown_sec: number;
+  last_wakeup_finished_at: number | null;
+  executor: ExecutorSpec | null;
+  daily_run_cap: number | null;
+  daily_cost_cap_usd: number | null;
+  max_concurrent_routine_runs: number | null;
+  warnings: string[];
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Task {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  parent_id: string | null;
+  title: string;
+  description: string;
+  state: TaskState;
+  assignee_agent_instance_id: string | null;
+  requires_approval: boolean;
+  executor: ExecutorSpec | null;
+  workflow: 'office' | 'routine';
+  origin: 'user' | 'agent' | 'routine';
+  origin_id: string | null;
+  checkout_agent_id: string | null;
+  checkout_wakeup_id: string | null;
+  checkout_at: number | null;
+  archived_at: number | null;
+  completed_at: number | null;
+  created_at: number;
+  updated_at: number;
+  blocked_by: string[];
+  reviewers: string[];
+}
+
+export interface Comment {
+  id: string;
+  workspace_id: string;
+  task_id: string;
+  author_type: 'user' | 'agent';
+  author_id: string;
+  body: string;
+  created_at: number;
+}
+
+export interface Approval {
+  id: string;
+  workspace_id: string;
+  task_id: string | null;
+  requested_by_agent_id: string;
+  title: string;
+  status: 'pending' | 'approved' | 'rejected';
+  decision_note: string | null;
+  created_at: number;
+  resolved_at: number | null;
+}
+
+export interface Budget {
+  id: string;
+  workspace_id: string;
+  scope: 'workspace' | 'project' | 'agent';
+  scope_id: string;
+  limit_usd: number;
+  period: 'daily' | 'monthly' | 'total';
+  action_on_exceed: 'pause_agent' | 'warn';
+  alert_threshold_pct: number | null;
+  created_at: number;
+}
+
+export interface Wakeup {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  source: WakeupSource;
+  reason: string;
+  payload: Record<string, unknown>;
+  task_id: string | null;
+  status: WakeupStatus;
+  cancel_reason: string | null;
+  skip_reason: string | null;
+  coalesced_count: number;
+  coalesced_into_id: string | null;
+  idempotency_key: string | null;
+  retry_count: number;
+  scheduled_retry_at: number | null;
+  available_at: number;
+  context_snapshot: Record<string, unknown>;
+  run_id: string | null;
+  routine_run_id: string | null;
+  recovered: boolean;
+  error: string | null;
+  requested_at: number;
+  claimed_at: number | null;
+  finished_at: number | null;
+}
+
+export interface Run {
+  id: string;
+  wakeup_id: string;
+  workspace_id: string;
+  agent_id: string;
+  task_id: string | null;
+  routine_id: string | null;
+  attempt: number;
+  status: RunStatus;
+  executor_kind: string | null;
+  session_key: string | null;
+  idempotency_key: string | null;
+  context_snapshot: Record<string, unknown>;
+  assembled_prompt: string;
+  summary_injected: string;
+  result_json: Record<string, unknown>;
+  error: string | null;
+  cost_usd: number | null;
+  unattended: boolean;
+  on_behalf_of: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface ActivityEntry {
+  id: number;
+  workspace_id: string;
+  code: string;
+  agent_id: string | null;
+  task_id: string | null;
+  wakeup_id: string | null;
+  run_id: string | null;
+  routine_id: string | null;
+  actor_type: 'system' | 'user' | 'agent' | 'routine';
+  actor_id: string | null;
+  unattended: boolean;
+  message: string;
+  details: Record<string, unknown>;
+  created_at: number;
+}
+
+export type NewActivity = Omit<ActivityEntry, 'id' | 'created_at' | 'unattended' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'> &
+  Partial<Pick<ActivityEntry, 'unattended' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'>>;
+
+export interface InboxItem {
+  id: string;
+  workspace_id: string;
+  kind: string;
+  title: string;
+  body: string;
+  agent_id: string | null;
+  task_id: string | null;
+  ref_id: string | null;
+  status: 'open' | 'resolved';
+  created_at: number;
+}
+
+export interface ContinuationSummary {
+  agent_profile_id: string;
+  scope: string;
+  content: string;
+  content_tokens: number;
+  updated_at: number;
+  updated_by_run_id: string;
+}

@@ -1,0 +1,238 @@
+/**
+ * The agent actor: one per agent instance. It owns the agent's inbox (wakeups waiting to be
+ * claimed), its running slots against max_concurrent_sessions, and its cooldown. It decides
+ * *when* a wakeup is claimed; the pipeline (src/actors) decides *what* the claim does.
+ *
+ * Modes:
+ * - active: claims the oldest available wakeup while a slot is free and no cooldown runs.
+ *   `idle` (nothing queued or running), `working` (sessions run, nothing waits), `atCapacity`, `coolingDown` (until cooldownUntil) and `waiting`
+ *   (until the next entry's availableAt: a coalescing hold or a scheduled retry) say why not.
+ * - paused / stopped: every available wakeup is claimed at once, ignoring slots and cooldown,
+ *   because the pipeline's status guard ends it `finished` with no run (the spec's rule).
+ *
+ * Every deadline is an absolute timestamp in context, waited on by the `sleepUntil` child, so a
+ * snapshot restored after a restart waits only for what is left. Time arrives on events (`at`);
+ * the machine never reads a clock.
+ */
+import { assign, enqueueActions, setup } from 'xstate';
+import type { DeadlineInput } from './clock.js';
+
+export interface InboxEntry {
+  wakeupId: string;
+  /** When it may be claimed: requested time, end of a coalescing hold, or retry time. */
+  availableAt: number;
+}
+
+export type AgentMode = 'active' | 'paused' | 'stopped';
+
+export interface AgentSettings {
+  mode: AgentMode;
+  maxConcurrent: number;
+  cooldownMs: number;
+}
+
+export interface AgentContext extends AgentSettings {
+  agentId: string;
+  inbox: InboxEntry[];
+  /** Wakeups handed to the pipeline and not yet ended. */
+  running: string[];
+  cooldownUntil: number | null;
+  now: number;
+}
+
+export type AgentEvent =
+  | { type: 'WAKEUP_QUEUED'; entry: InboxEntry; at: number }
+  | { type: 'WAKEUP_WITHDRAWN'; wakeupId: string; at: number }
+  | { type: 'DISPATCH_ENDED'; wakeupId: string; ranSession: boolean; retryAt: number | null; at: number }
+  | { type: 'SETTINGS_CHANGED'; settings: AgentSettings; at: number }
+  | { type: 'RECONCILE'; settings: AgentSettings; inbox: InboxEntry[]; cooldownUntil: number | null; at: number }
+  | { type: 'TIMER'; at: number };
+
+export interface AgentInput {
+  agentId: string;
+  settings: AgentSettings;
+  now: number;
+}
+
+const hasFreeSlot = (c: AgentContext) => c.running.length < c.maxConcurrent;
+const isCoolingDown = (c: AgentContext) => c.cooldownUntil !== null && c.cooldownUntil > c.now;
+const availableEntries = (c: AgentContext) => c.inbox.filter((entry) => entry.availableAt <= c.now);
+const nextAvailableAt = (c: AgentContext) => Math.min(...c.inbox.map((entry) => entry.availableAt));
+
+/** How many wakeups may be claimed right now, oldest first. */
+function claimableNow(c: AgentContext): InboxEntry[] {
+  const available = availableEntries(c);
+  if (c.mode !== 'active') return available;
+  if (isCoolingDown(c)) return [];
+  return available.slice(0, Math.max(0, c.maxConcurrent - c.running.length));
+}
+
+function withoutEntry(inbox: InboxEntry[], wakeupId: string): InboxEntry[] {
+  return inbox.filter((entry) => entry.wakeupId !== wakeupId);
+}
+
+function withEntry(inbox: InboxEntry[], entry: InboxEntry): InboxEntry[] {
+  return [...withoutEntry(inbox, entry.wakeupId), entry];
+}
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+    input: {} as AgentInput,
+  },
+  actions: {
+    /** Injected: hand one claimed wakeup to the pipeline. */
+    dispatch: (_, _params: { wakeupId: string }) => {},
+    observeTime: assign({ now: ({ context, event }) => Math.max(context.now, event.at) }),
+    addToInbox: assign({
+      inbox: ({ context, event }) => (event.type === 'WAKEUP_QUEUED' ? withEntry(context.inbox, event.entry) : context.inbox),
+    }),
+    removeFromInbox: assign({
+      inbox: ({ context, event }) =>
+        event.type === 'WAKEUP_WITHDRAWN' ? withoutEntry(context.inbox, event.wakeupId) : context.inbox,
+    }),
+    endDispatch: assign(({ context, event }) => {
+      if (event.type !== 'DISPATCH_ENDED') return {};
+      const running = context.running.filter((id) => id !== event.wakeupId);
+      const inbox = event.retryAt === null
+        ? context.inbox
+        : withEntry(context.inbox, { wakeupId: event.wakeupId, availableAt: event.retryAt });
+      // Cooldown follows a session that actually ran; a skip or a cancel spent nothing.
+      const cooldownUntil = event.ranSession && context.cooldownMs > 0
+        ? Math.max(context.cooldownUntil ?? 0, event.at + context.cooldownMs)
+        : context.cooldownUntil;
+      return { running, inbox, cooldownUntil };
+    }),
+    applySettings: assign(({ event }) =>
+      event.type === 'SETTINGS_CHANGED' || event.type === 'RECONCILE' ? { ...event.settings } : {},
+    ),
+    /** Rows win after a restart: the inbox and cooldown come from the database. */
+    adoptRows: assign(({ event }) =>
+      event.type === 'RECONCILE' ? { inbox: event.inbox, cooldownUntil: event.cooldownUntil, running: [] } : {},
+    ),
+  },
+  actors: {
+    /** Injected: waits for an absolute deadline, then sends TIMER. */
+    sleepUntil: (() => {
+      throw new Error('sleepUntil must be provided by src/actors');
+    }) as unknown as import('xstate').CallbackActorLogic<{ type: 'noop' }, DeadlineInput>,
+  },
+  guards: {
+    isPaused: ({ context }) => context.mode === 'paused',
+    isStopped: ({ context }) => context.mode === 'stopped',
+    inboxEmpty: ({ context }) => context.inbox.length === 0,
+    nothingToDo: ({ context }) => context.inbox.length === 0 && context.running.length === 0,
+    atCapacity: ({ context }) => !hasFreeSlot(context),
+    coolingDown: ({ context }) => isCoolingDown(context),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => ({
+    agentId: input.agentId,
+    ...input.settings,
+    inbox: [],
+    running: [],
+    cooldownUntil: null,
+    now: input.now,
+  }),
+  initial: 'routing',
+  on: {
+    WAKEUP_QUEUED: { target: '.routing', actions: ['observeTime', 'addToInbox'] },
+    WAKEUP_WITHDRAWN: { target: '.routing', actions: ['observeTime', 'removeFromInbox'] },
+    DISPATCH_ENDED: { target: '.routing', actions: ['observeTime', 'endDispatch'] },
+    SETTINGS_CHANGED: { target: '.routing', actions: ['observeTime', 'applySettings'] },
+    RECONCILE: { target: '.routing', actions: ['observeTime', 'applySettings', 'adoptRows'] },
+    TIMER: { target: '.routing', actions: ['observeTime'] },
+  },
+  states: {
+    /** Transient: claim what can be claimed, then settle in the state that says why the rest waits. */
+    routing: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        const batch = claimableNow(context);
+        if (batch.length === 0) return;
+        const ids = new Set(batch.map((entry) => entry.wakeupId));
+        enqueue.assign({
+          inbox: context.inbox.filter((entry) => !ids.has(entry.wakeupId)),
+          running: [...context.running, ...ids],
+        });
+        for (const wakeupId of ids) enqueue({ type: 'dispatch', params: { wakeupId } });
+      }),
+      always: [
+        { guard: 'isStopped', target: 'stopped' },
+        { guard: 'isPaused', target: 'paused' },
+        { target: 'active' },
+      ],
+    },
+    active: {
+      initial: 'deciding',
+      states: {
+        deciding: {
+          always: [
+            { guard: 'nothingToDo', target: 'idle' },
+            { guard: 'inboxEmpty', target: 'working' },
+            { guard: 'atCapacity', target: 'atCapacity' },
+            { guard: 'coolingDown', target: 'coolingDown' },
+            { target: 'waiting' },
+          ],
+        },
+        idle: {},
+        /** Sessions run and nothing waits. */
+        working: {},
+        /** Leaves when a running session ends (DISPATCH_ENDED). */
+        atCapacity: {},
+        coolingDown: {
+          invoke: { src: 'sleepUntil', id: 'cooldownTimer', input: ({ context }) => ({ deadline: context.cooldownUntil ?? 0 }) },
+        },
+        waiting: {
+          invoke: { src: 'sleepUntil', id: 'availabilityTimer', input: ({ context }) => ({ deadline: nextAvailableAt(context) }) },
+        },
+      },
+    },
+    paused: {
+      initial: 'draining',
+      states: {
+        /** Claims each wakeup as it becomes available, so the pipeline can end it with no run. */
+        draining: {
+          always: { guard: 'inboxEmpty', target: 'idle' },
+          invoke: { src: 'sleepUntil', id: 'availabilityTimer', input: ({ context }) => ({ deadline: nextAvailableAt(context) }) },
+        },
+        idle: {},
+      },
+    },
+    stopped: {
+      initial: 'draining',
+      states: {
+        draining: {
+          always: { guard: 'inboxEmpty', target: 'idle' },
+          invoke: { src: 'sleepUntil', id: 'availabilityTimer', input: ({ context }) => ({ deadline: nextAvailableAt(context) }) },
+        },
+        idle: {},
+      },
+    },
+  },
+});
+
+export type AgentMachine = typeof agentMachine;
+
+/** The view the API shows as `actor` on an agent. */
+export function describeAgentActor(snapshot: { value: unknown; context: AgentContext }) {
+  return {
+    state: stateName(snapshot.value),
+    queued: snapshot.context.inbox.length,
+    running: snapshot.context.running.length,
+    max_concurrent_sessions: snapshot.context.maxConcurrent,
+    cooldown_until: snapshot.context.cooldownUntil !== null && snapshot.context.cooldownUntil > snapshot.context.now
+      ? new Date(snapshot.context.cooldownUntil).toISOString()
+      : null,
+    next_available_at: snapshot.context.inbox.length
+      ? new Date(nextAvailableAt(snapshot.context)).toISOString()
+      : null,
+  };
+}
+
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [parent, child] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', null];
+  return child === null ? parent : `${parent}.${stateName(child)}`;
+}

@@ -1,0 +1,36 @@
+import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
+import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table, clampLimit, whereClause } from './table.js';
+
+export class SqliteActivity implements ActivityRepo {
+  private readonly table: Table<ActivityEntry>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'activity_log', ['workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id',
+      'routine_id', 'actor_type', 'actor_id', 'unattended', 'message', 'details', 'created_at'],
+    { json: { details: {} }, bool: ['unattended'] });
+  }
+  async insert(entry: NewActivity, at: number) {
+    this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
+  }
+  async list(filter: ActivityFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>,
+      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id' });
+    // Newest first; id breaks ties between entries written in the same millisecond.
+    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) });
+  }
+}
+
+export class SqliteInbox implements InboxRepo {
+  private readonly table: Table<InboxItem>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'inbox_items',
+      ['id', 'workspace_id', 'kind', 'title', 'body', 'agent_id', 'task_id', 'ref_id', 'status', 'created_at']);
+  }
+  async insert(item: InboxItem) { this.table.insert(item); }
+  async list(workspaceId: string | undefined, status?: InboxItem['status']) {
+    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
+    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, rowid DESC LIMIT 500`, params);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Budget } from '../../domain/types.js';
+import type { BudgetRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table } from './table.js';
+
+const SPEND_COLUMN: Record<Budget['scope'], string> = {
+  workspace: 'workspace_id',
+  project: 'project_id',
+  agent: 'agent_id',
+};
+
+export class SqliteBudgets implements BudgetRepo {
+  private readonly table: Table<Budget>;
+  constructor(private readonly sql: Sql) {
+    this.table = new Table(sql, 'budgets', ['id', 'workspace_id', 'scope', 'scope_id', 'limit_usd', 'period',
+      'action_on_exceed', 'alert_threshold_pct', 'created_at']);
+  }
+  async insert(budget: Budget) { this.table.insert(budget); }
+  async get(id: string) { return this.table.get(id); }
+  async list(workspaceId: string | undefined) {
+    return workspaceId
+      ? this.table.many('SELECT * FROM budgets WHERE workspace_id = ? ORDER BY created_at', [workspaceId])
+      : this.table.many('SELECT * FROM budgets ORDER BY created_at LIMIT 1000');
+  }
+  async forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]) {
+    const found: Budget[] = [];
+    for (const { scope, scope_id } of scopes) {
+      found.push(...this.table.many('SELECT * FROM budgets WHERE scope = ? AND scope_id = ? ORDER BY created_at', [scope, scope_id]));
+    }
+    return found;
+  }
+  async spend(scope: Budget['scope'], scopeId: string, since: number) {
+    const column = SPEND_COLUMN[scope];
+    return this.sql.get<{ total: number | null }>(
+      `SELECT SUM(cost_usd) AS total FROM cost_ledger WHERE ${column} = ? AND created_at >= ?`, [scopeId, since])!.total ?? 0;
+  }
+  async recordCost(entry: { workspace_id: string; project_id: string | null; agent_id: string; run_id: string; cost_usd: number; created_at: number }) {
+    this.sql.run(
+      `INSERT INTO cost_ledger (workspace_id, project_id, agent_id, run_id, cost_usd, created_at)
+       VALUES (@workspace_id, @project_id, @agent_id, @run_id, @cost_usd, @created_at)`, entry);
+  }
+  async markAlertSent(budgetId: string, periodKey: string, thresholdPct: number, at: number) {
+    return this.sql.run(
+      'INSERT OR IGNORE INTO budget_alerts_sent (budget_id, period_key, threshold_pct, sent_at) VALUES (?, ?, ?, ?)',
+      [budgetId, periodKey, thresholdPct, at]).changes === 1;
+  }
+}

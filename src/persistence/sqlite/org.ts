@@ -1,0 +1,63 @@
+import type { Agent, Project, Workspace } from '../../domain/types.js';
+import type { AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table } from './table.js';
+
+export class SqliteWorkspaces implements WorkspaceRepo {
+  private readonly table: Table<Workspace>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'workspaces',
+      ['id', 'name', 'timezone', 'recovery_lookback_hours', 'default_executor', 'created_at', 'updated_at'],
+      { json: { default_executor: null } });
+  }
+  async insert(workspace: Workspace) { this.table.insert(workspace); }
+  async get(id: string) { return this.table.get(id); }
+  async update(id: string, patch: Partial<Workspace>) { this.table.update(id, patch); }
+  async list() { return this.table.many('SELECT * FROM workspaces ORDER BY created_at'); }
+}
+
+export class SqliteProjects implements ProjectRepo {
+  private readonly table: Table<Project>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'projects',
+      ['id', 'workspace_id', 'name', 'default_executor', 'created_at', 'updated_at'],
+      { json: { default_executor: null } });
+  }
+  async insert(project: Project) { this.table.insert(project); }
+  async get(id: string) { return this.table.get(id); }
+  async list(workspaceId: string | undefined) {
+    return workspaceId
+      ? this.table.many('SELECT * FROM projects WHERE workspace_id = ? ORDER BY created_at', [workspaceId])
+      : this.table.many('SELECT * FROM projects ORDER BY created_at LIMIT 1000');
+  }
+  async update(id: string, patch: Partial<Project>) { this.table.update(id, patch); }
+}
+
+const AGENT_COLUMNS = [
+  'id', 'workspace_id', 'name', 'role', 'status', 'paused_reason', 'skip_idle_wakeups', 'max_concurrent_sessions',
+  'cooldown_sec', 'last_wakeup_finished_at', 'executor', 'daily_run_cap', 'daily_cost_cap_usd',
+  'max_concurrent_routine_runs', 'warnings', 'deleted_at', 'created_at', 'updated_at',
+] as const;
+
+export class SqliteAgents implements AgentRepo {
+  private readonly table: Table<Agent>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'agent_instances', AGENT_COLUMNS,
+      { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
+  }
+  async insert(agent: Agent) { this.table.insert(agent); }
+  async get(id: string) { return this.table.get(id); }
+  async list(filter: { workspace_id?: string | undefined }) {
+    return filter.workspace_id
+      ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at', [filter.workspace_id])
+      : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at LIMIT 1000');
+  }
+  async listLive() { return this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL'); }
+  async update(id: string, patch: Partial<Agent>) { this.table.update(id, patch); }
+  async coordinatorOf(workspaceId: string) {
+    // A ceo outranks a coordinator; among equals the oldest is the one people set up first.
+    return this.table.one(
+      `SELECT * FROM agent_instances WHERE workspace_id = ? AND role IN ('ceo', 'coordinator') AND deleted_at IS NULL
+       ORDER BY CASE role WHEN 'ceo' THEN 0 ELSE 1 END, created_at LIMIT 1`, [workspaceId]);
+  }
+}

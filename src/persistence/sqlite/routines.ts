@@ -1,0 +1,111 @@
+import type { Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
+import type { RoutineRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table } from './table.js';
+
+const ROUTINE_COLUMNS = [
+  'id', 'workspace_id', 'name', 'description', 'assignee_agent_instance_id', 'owner_id', 'status', 'paused_reason',
+  'concurrency_policy', 'catch_up_policy', 'catch_up_max', 'task_template', 'variables', 'priority', 'jitter_sec',
+  'delivery', 'consecutive_failures', 'consecutive_failure_limit', 'created_at', 'updated_at',
+] as const;
+const TRIGGER_COLUMNS = [
+  'id', 'routine_id', 'kind', 'cron_expression', 'timezone', 'next_run_at', 'last_fired_at', 'public_id',
+  'signing_mode', 'secret', 'enabled', 'created_at', 'updated_at',
+] as const;
+const RUN_COLUMNS = [
+  'id', 'routine_id', 'trigger_id', 'source', 'status', 'skip_reason', 'trigger_payload', 'linked_task_id',
+  'linked_wakeup_id', 'coalesced_into_run_id', 'dispatch_fingerprint', 'scheduled_for', 'delivery_id', 'outcome',
+  'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
+] as const;
+
+export class SqliteRoutines implements RoutineRepo {
+  private readonly routines: Table<Routine>;
+  private readonly triggers: Table<RoutineTrigger>;
+  private readonly runs: Table<RoutineRun>;
+
+  constructor(private readonly sql: Sql) {
+    this.routines = new Table(sql, 'office_routines', ROUTINE_COLUMNS,
+      { json: { task_template: null, variables: [], delivery: null } });
+    this.triggers = new Table(sql, 'office_routine_triggers', TRIGGER_COLUMNS, { bool: ['enabled'] });
+    this.runs = new Table(sql, 'office_routine_runs', RUN_COLUMNS, { json: { trigger_payload: {} }, bool: ['unattended'] });
+  }
+
+  async insert(routine: Routine) { this.routines.insert(routine); }
+  async get(id: string) { return this.routines.get(id); }
+  async list(filter: { workspace_id?: string | undefined; assignee?: string | undefined }) {
+    const parts: string[] = [];
+    const params: Record<string, unknown> = {};
+    if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
+    if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
+    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+    return this.routines.many(`SELECT * FROM office_routines ${where} ORDER BY created_at, id LIMIT 1000`, params);
+  }
+  async update(id: string, patch: Partial<Routine>) { this.routines.update(id, patch); }
+  async delete(id: string) {
+    this.sql.run('DELETE FROM office_routine_runs WHERE routine_id = ?', [id]);
+    this.sql.run('DELETE FROM office_routine_triggers WHERE routine_id = ?', [id]);
+    this.sql.run('DELETE FROM office_routines WHERE id = ?', [id]);
+  }
+
+  async insertTrigger(trigger: RoutineTrigger) { this.triggers.insert(trigger); }
+  async getTrigger(id: string) { return this.triggers.get(id); }
+  async triggerByPublicId(publicId: string) {
+    return this.triggers.one('SELECT * FROM office_routine_triggers WHERE public_id = ?', [publicId]);
+  }
+  async triggersOf(routineId: string) {
+    return this.triggers.many('SELECT * FROM office_routine_triggers WHERE routine_id = ? ORDER BY created_at, id', [routineId]);
+  }
+  async updateTrigger(id: string, patch: Partial<RoutineTrigger>) { this.triggers.update(id, patch); }
+  async deleteTrigger(id: string) { this.sql.run('DELETE FROM office_routine_triggers WHERE id = ?', [id]); }
+
+  async liveScheduleTriggers() {
+    const triggers = this.triggers.many(
+      `SELECT t.* FROM office_routine_triggers t JOIN office_routines r ON r.id = t.routine_id
+       WHERE t.kind = 'schedule' AND t.enabled = 1 AND r.status = 'active'`);
+    const routines = new Map(this.routines.many(
+      "SELECT * FROM office_routines WHERE status = 'active'").map((routine) => [routine.id, routine]));
+    return triggers.flatMap((trigger) => {
+      const routine = routines.get(trigger.routine_id);
+      return routine ? [{ trigger, routine }] : [];
+    });
+  }
+
+  async claimTick(triggerId: string, expectedNextRunAt: number, nextRunAt: number | null, firedAt: number) {
+    return this.sql.run(
+      `UPDATE office_routine_triggers SET next_run_at = @next, last_fired_at = @fired, updated_at = @fired
+       WHERE id = @id AND next_run_at = @expected`,
+      { id: triggerId, expected: expectedNextRunAt, next: nextRunAt, fired: firedAt }).changes === 1;
+  }
+
+  async insertRun(run: RoutineRun) { return this.runs.insert(run, 'INSERT OR IGNORE'); }
+  async getRun(id: string) { return this.runs.get(id); }
+  async runByDelivery(triggerId: string, deliveryId: string) {
+    return this.runs.one('SELECT * FROM office_routine_runs WHERE trigger_id = ? AND delivery_id = ?', [triggerId, deliveryId]);
+  }
+  async runsOf(routineId: string, limit: number) {
+    return this.runs.many(
+      'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?', [routineId, limit]);
+  }
+  async updateRun(id: string, patch: Partial<RoutineRun>) { this.runs.update(id, patch); }
+  async activeRun(routineId: string, fingerprint: string) {
+    return this.runs.one(
+      `SELECT * FROM office_routine_runs WHERE routine_id = ? AND dispatch_fingerprint = ? AND outcome IS NULL
+         AND status IN ('task_created', 'dispatched') ORDER BY started_at LIMIT 1`, [routineId, fingerprint]);
+  }
+  async countActiveRuns(filter: { agent_id?: string }) {
+    if (filter.agent_id) {
+      return this.sql.get<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM office_routine_runs rr JOIN office_routines r ON r.id = rr.routine_id
+         WHERE rr.outcome IS NULL AND rr.status IN ('task_created', 'dispatched') AND r.assignee_agent_instance_id = ?`,
+        [filter.agent_id])!.n;
+    }
+    return this.sql.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM office_routine_runs WHERE outcome IS NULL AND status IN ('task_created', 'dispatched')")!.n;
+  }
+  async runByWakeup(wakeupId: string) {
+    return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_wakeup_id = ? LIMIT 1', [wakeupId]);
+  }
+  async runByTask(taskId: string) {
+    return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_task_id = ? LIMIT 1', [taskId]);
+  }
+}

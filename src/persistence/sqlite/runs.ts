@@ -1,0 +1,67 @@
+import type { Run } from '../../domain/types.js';
+import type { RunFilter, RunRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table, clampLimit, whereClause } from './table.js';
+
+const RUN_COLUMNS = [
+  'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
+  'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
+  'cost_usd', 'run_token_hash', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
+] as const;
+
+export class SqliteRuns implements RunRepo {
+  private readonly table: Table<Run & { run_token_hash?: string | null }>;
+  constructor(private readonly sql: Sql) {
+    this.table = new Table(sql, 'runs', RUN_COLUMNS,
+      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended'] });
+  }
+
+  async insert(run: Run, tokenHash: string | null) { this.table.insert({ ...run, run_token_hash: tokenHash }); }
+  async get(id: string) { return strip(this.table.get(id)); }
+
+  async list(filter: RunFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>,
+      { agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status' });
+    return this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) }).map((run) => strip(run)!);
+  }
+
+  async update(id: string, patch: Partial<Run>) { this.table.update(id, patch); }
+  async clearToken(id: string) { this.sql.run('UPDATE runs SET run_token_hash = NULL WHERE id = ?', [id]); }
+  async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
+
+  async attemptsOf(wakeupId: string) {
+    return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE wakeup_id = ?', [wakeupId])!.n;
+  }
+
+  async lastFinishedFor(agentId: string, taskId: string) {
+    return strip(this.table.one(
+      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status IN ('succeeded', 'failed', 'interrupted')
+       ORDER BY created_at DESC, rowid DESC LIMIT 1`, [agentId, taskId]));
+  }
+
+  async listUnfinished() {
+    return this.table.many("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at").map((run) => strip(run)!);
+  }
+
+  async recentForAgent(agentId: string, limit: number) {
+    return this.table.many('SELECT * FROM runs WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?', [agentId, limit])
+      .map((run) => strip(run)!);
+  }
+
+  async countStartedSince(agentId: string, since: number) {
+    return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND started_at >= ?', [agentId, since])!.n;
+  }
+
+  async countByStatus() {
+    const rows = this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
+}
+
+/** The token hash never leaves the store. */
+function strip(run: (Run & { run_token_hash?: string | null }) | undefined): Run | undefined {
+  if (!run) return undefined;
+  const { run_token_hash: _hidden, ...rest } = run;
+  return rest;
+}

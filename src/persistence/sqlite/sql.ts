@@ -1,0 +1,68 @@
+import type Database from 'better-sqlite3';
+
+type Params = Record<string, unknown> | unknown[] | undefined;
+
+/**
+ * The one door to the connection: caches prepared statements and counts every
+ * statement executed, so idle-time SQL can be measured (and exported on /metrics).
+ */
+export class Sql {
+  statementsExecuted = 0;
+  private readonly cache = new Map<string, Database.Statement>();
+
+  constructor(readonly db: Database.Database) {}
+
+  run(sql: string, params?: Params): Database.RunResult {
+    this.statementsExecuted++;
+    return bind(this.statement(sql), params, 'run') as Database.RunResult;
+  }
+
+  get<T>(sql: string, params?: Params): T | undefined {
+    this.statementsExecuted++;
+    return bind(this.statement(sql), params, 'get') as T | undefined;
+  }
+
+  all<T>(sql: string, params?: Params): T[] {
+    this.statementsExecuted++;
+    return bind(this.statement(sql), params, 'all') as T[];
+  }
+
+  exec(sql: string): void {
+    this.statementsExecuted++;
+    this.db.exec(sql);
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.cache.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.cache.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function bind(statement: Database.Statement, params: Params, method: 'run' | 'get' | 'all'): unknown {
+  if (params === undefined) return statement[method]();
+  if (Array.isArray(params)) return statement[method](...params.map(toSqlValue));
+  return statement[method](toSqlParams(params));
+}
+
+function toSqlParams(params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(params)) out[key] = toSqlValue(params[key]);
+  return out;
+}
+
+/** Booleans become 0/1 and objects JSON, so callers pass domain values straight through. */
+function toSqlValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  return value;
+}
+
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined || text === '') return fallback;
+  return JSON.parse(text) as T;
+}

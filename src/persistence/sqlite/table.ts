@@ -1,0 +1,79 @@
+import { parseJson, type Sql } from './sql.js';
+
+/**
+ * Generic row plumbing for one table: inserts, patches and row decoding. Column names come
+ * from code, never from input, and are checked against the table's declared columns anyway.
+ */
+export class Table<T extends object> {
+  private readonly columnSet: Set<string>;
+
+  constructor(
+    private readonly sql: Sql,
+    readonly name: string,
+    columns: readonly string[],
+    private readonly decoding: { json?: Record<string, unknown>; bool?: readonly string[] } = {},
+    private readonly key = 'id',
+  ) {
+    this.columnSet = new Set(columns);
+  }
+
+  insert(row: T, mode: 'INSERT' | 'INSERT OR IGNORE' | 'INSERT OR REPLACE' = 'INSERT'): boolean {
+    const keys = this.checked(Object.keys(row));
+    const text = `${mode} INTO ${this.name} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+    return this.sql.run(text, row as Record<string, unknown>).changes > 0;
+  }
+
+  update(id: string, patch: Partial<T>): number {
+    const keys = this.checked(Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined));
+    if (keys.length === 0) return 0;
+    const text = `UPDATE ${this.name} SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE ${this.key} = @__key`;
+    return this.sql.run(text, { ...(patch as Record<string, unknown>), __key: id }).changes;
+  }
+
+  get(id: string): T | undefined {
+    const row = this.sql.get<Record<string, unknown>>(`SELECT * FROM ${this.name} WHERE ${this.key} = ?`, [id]);
+    return row ? this.decode(row) : undefined;
+  }
+
+  one(text: string, params?: Record<string, unknown> | unknown[]): T | undefined {
+    const row = this.sql.get<Record<string, unknown>>(text, params);
+    return row ? this.decode(row) : undefined;
+  }
+
+  many(text: string, params?: Record<string, unknown> | unknown[]): T[] {
+    return this.sql.all<Record<string, unknown>>(text, params).map((row) => this.decode(row));
+  }
+
+  decode(row: Record<string, unknown>): T {
+    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) {
+      row[column] = parseJson(row[column] as string | null, fallback);
+    }
+    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
+    return row as T;
+  }
+
+  private checked(keys: string[]): string[] {
+    for (const key of keys) {
+      if (!this.columnSet.has(key)) throw new Error(`Unknown column '${key}' for table ${this.name}`);
+    }
+    return keys;
+  }
+}
+
+/** Builds `WHERE a = @a AND b = @b` from the filter fields that are set. */
+export function whereClause(filter: Record<string, unknown>, columns: Record<string, string>): { where: string; params: Record<string, unknown> } {
+  const parts: string[] = [];
+  const params: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(columns)) {
+    const value = filter[field];
+    if (value === undefined || value === null || value === '') continue;
+    parts.push(`${column} = @${field}`);
+    params[field] = value;
+  }
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+export function clampLimit(limit: number | undefined, fallback = 100, max = 1000): number {
+  if (limit === undefined || !Number.isFinite(limit)) return fallback;
+  return Math.max(1, Math.min(max, Math.floor(limit)));
+}

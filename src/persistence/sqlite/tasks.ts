@@ -1,0 +1,152 @@
+import type { Approval, Comment, Task, TaskState } from '../../domain/types.js';
+import type { ApprovalRepo, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
+import type { Sql } from './sql.js';
+import { Table, clampLimit } from './table.js';
+
+type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
+const TASK_COLUMNS = [
+  'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
+  'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
+  'checkout_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
+] as const;
+
+export class SqliteTasks implements TaskRepo {
+  private readonly table: Table<TaskRow>;
+  constructor(private readonly sql: Sql) {
+    this.table = new Table(sql, 'tasks', TASK_COLUMNS, { json: { executor: null }, bool: ['requires_approval'] });
+  }
+
+  async insert(task: Task) {
+    const { blocked_by, reviewers, ...row } = task;
+    this.table.insert(row);
+    await this.setBlockers(task.id, blocked_by);
+    await this.setReviewers(task.id, reviewers);
+  }
+
+  async get(id: string) {
+    const row = this.table.get(id);
+    return row ? this.withLinks(row) : undefined;
+  }
+
+  async list(filter: TaskFilter) {
+    const parts: string[] = [];
+    const params: Record<string, unknown> = { limit: clampLimit(filter.limit, 200) };
+    if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
+    if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
+    if (filter.state) { parts.push('state = @state'); params.state = filter.state; }
+    if (filter.parent_id) { parts.push('parent_id = @parent_id'); params.parent_id = filter.parent_id; }
+    if (!filter.include_routine) parts.push("workflow <> 'routine'");
+    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+    const rows = this.table.many(`SELECT * FROM tasks ${where} ORDER BY created_at DESC, id LIMIT @limit`, params);
+    return rows.map((row) => this.withLinks(row));
+  }
+
+  async update(id: string, patch: Partial<TaskRow>) { this.table.update(id, patch); }
+
+  async setBlockers(id: string, blockerIds: string[]) {
+    this.sql.run('DELETE FROM task_blockers WHERE task_id = ?', [id]);
+    for (const blocker of new Set(blockerIds)) {
+      this.sql.run('INSERT INTO task_blockers (task_id, blocker_task_id) VALUES (?, ?)', [id, blocker]);
+    }
+  }
+
+  async setReviewers(id: string, agentIds: string[]) {
+    this.sql.run('DELETE FROM task_reviewers WHERE task_id = ?', [id]);
+    for (const agent of new Set(agentIds)) {
+      this.sql.run('INSERT INTO task_reviewers (task_id, agent_id) VALUES (?, ?)', [id, agent]);
+    }
+  }
+
+  async countActionable(agentId: string) {
+    return this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tasks
+       WHERE assignee_agent_instance_id = ? AND state IN ('TODO', 'IN_PROGRESS') AND archived_at IS NULL`,
+      [agentId])!.n;
+  }
+
+  async countInState(agentId: string, state: TaskState) {
+    return this.sql.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM tasks WHERE assignee_agent_instance_id = ? AND state = ? AND archived_at IS NULL',
+      [agentId, state])!.n;
+  }
+
+  async checkout(taskId: string, agentId: string, wakeupId: string, at: number) {
+    // A wakeup that already holds the lock (a retry of the same dispatch) keeps it.
+    const result = this.sql.run(
+      `UPDATE tasks SET checkout_agent_id = @agent, checkout_wakeup_id = @wakeup, checkout_at = @at
+       WHERE id = @task AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup)`,
+      { agent: agentId, wakeup: wakeupId, at, task: taskId });
+    return result.changes === 1;
+  }
+
+  async releaseCheckout(taskId: string, wakeupId: string) {
+    this.sql.run(
+      'UPDATE tasks SET checkout_agent_id = NULL, checkout_wakeup_id = NULL, checkout_at = NULL WHERE id = ? AND checkout_wakeup_id = ?',
+      [taskId, wakeupId]);
+  }
+
+  async dependentsOf(blockerId: string) {
+    const rows = this.table.many(
+      'SELECT t.* FROM tasks t JOIN task_blockers b ON b.task_id = t.id WHERE b.blocker_task_id = ? ORDER BY t.created_at',
+      [blockerId]);
+    return rows.map((row) => this.withLinks(row));
+  }
+
+  async openBlockers(taskId: string) {
+    return this.sql.all<{ id: string }>(
+      `SELECT b.blocker_task_id AS id FROM task_blockers b JOIN tasks t ON t.id = b.blocker_task_id
+       WHERE b.task_id = ? AND t.state <> 'DONE' ORDER BY t.created_at`, [taskId]).map((row) => row.id);
+  }
+
+  async children(parentId: string) {
+    return this.table.many('SELECT * FROM tasks WHERE parent_id = ? ORDER BY created_at', [parentId])
+      .map((row) => this.withLinks(row));
+  }
+
+  async recoveryCandidates(createdSince: number, workspaceId: string) {
+    return this.table.many(
+      `SELECT t.* FROM tasks t
+       WHERE t.workspace_id = @workspace AND t.state = 'TODO' AND t.assignee_agent_instance_id IS NOT NULL
+         AND t.archived_at IS NULL AND t.created_at >= @since
+         AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w WHERE w.task_id = t.id
+                         AND w.status IN ('queued', 'claimed', 'scheduled_retry', 'finished'))
+       ORDER BY t.created_at`, { workspace: workspaceId, since: createdSince })
+      .map((row) => this.withLinks(row));
+  }
+
+  private withLinks(row: TaskRow): Task {
+    const blocked_by = this.sql.all<{ id: string }>('SELECT blocker_task_id AS id FROM task_blockers WHERE task_id = ? ORDER BY rowid', [row.id]).map((r) => r.id);
+    const reviewers = this.sql.all<{ id: string }>('SELECT agent_id AS id FROM task_reviewers WHERE task_id = ? ORDER BY rowid', [row.id]).map((r) => r.id);
+    return { ...row, blocked_by, reviewers };
+  }
+}
+
+export class SqliteComments implements CommentRepo {
+  private readonly table: Table<Comment>;
+  constructor(sql: Sql) {
+    this.table = new Table(sql, 'comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
+  }
+  async insert(comment: Comment) { this.table.insert(comment); }
+  async get(id: string) { return this.table.get(id); }
+  async listByTask(taskId: string, since = 0) {
+    return this.table.many('SELECT * FROM comments WHERE task_id = ? AND created_at > ? ORDER BY created_at, rowid', [taskId, since]);
+  }
+}
+
+export class SqliteApprovals implements ApprovalRepo {
+  private readonly table: Table<Approval>;
+  constructor(private readonly sql: Sql) {
+    this.table = new Table(sql, 'approvals',
+      ['id', 'workspace_id', 'task_id', 'requested_by_agent_id', 'title', 'status', 'decision_note', 'created_at', 'resolved_at']);
+  }
+  async insert(approval: Approval) { this.table.insert(approval); }
+  async get(id: string) { return this.table.get(id); }
+  async resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number) {
+    return this.sql.run(
+      "UPDATE approvals SET status = ?, decision_note = ?, resolved_at = ? WHERE id = ? AND status = 'pending'",
+      [status, note, at, id]).changes === 1;
+  }
+  async pendingForTask(taskId: string) {
+    return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at LIMIT 1", [taskId]);
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The Store port. Every method is asynchronous so that a PostgreSQL implementation can sit
+ * behind the same interface; SQLite answers from the same connection without blocking on I/O.
+ *
+ * Work happens inside `transaction` (writes) or `read`; both hand out a Tx whose repositories
+ * see one consistent view. Events emitted on a Tx are delivered only after it commits.
+ */
+import type {
+  ActivityEntry,
+  Agent,
+  AgentStatus,
+  Approval,
+  Budget,
+  Comment,
+  ContinuationSummary,
+  InboxItem,
+  NewActivity,
+  Project,
+  Run,
+  Task,
+  TaskState,
+  Wakeup,
+  WakeupStatus,
+  Workspace,
+} from '../domain/types.js';
+import type { DomainEvent, EventOf, EventType } from '../events/types.js';
+import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+
+export interface Store {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Statements executed since open: the idle-SQL figure and a /metrics counter. */
+  statementsExecuted(): number;
+  close(): Promise<void>;
+}
+
+export interface Tx {
+  readonly workspaces: WorkspaceRepo;
+  readonly projects: ProjectRepo;
+  readonly agents: AgentRepo;
+  readonly tasks: TaskRepo;
+  readonly comments: CommentRepo;
+  readonly approvals: ApprovalRepo;
+  readonly budgets: BudgetRepo;
+  readonly activity: ActivityRepo;
+  readonly inbox: InboxRepo;
+  readonly wakeups: WakeupRepo;
+  readonly runs: RunRepo;
+  readonly summaries: SummaryRepo;
+  readonly routines: RoutineRepo;
+  readonly snapshots: SnapshotRepo;
+  readonly outbox: OutboxRepo;
+  /** Records the event with this write; subscribers see it only after commit. */
+  emit<K extends EventType>(type: K, payload: EventOf<K>['payload']): void;
+  /** Runs after commit, never after a rollback. */
+  afterCommit(callback: () => void): void;
+}
+
+export interface WorkspaceRepo {
+  insert(workspace: Workspace): Promise<void>;
+  get(id: string): Promise<Workspace | undefined>;
+  update(id: string, patch: Partial<Omit<Workspace, 'id' | 'created_at'>>): Promise<void>;
+  list(): Promise<Workspace[]>;
+}
+
+export interface ProjectRepo {
+  insert(project: Project): Promise<void>;
+  get(id: string): Promise<Project | undefined>;
+  list(workspaceId: string | undefined): Promise<Project[]>;
+  update(id: string, patch: Partial<Omit<Project, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+}
+
+export interface AgentRepo {
+  insert(agent: Agent): Promise<void>;
+  get(id: string): Promise<Agent | undefined>;
+  list(filter: { workspace_id?: string | undefined }): Promise<Agent[]>;
+  /** Every live agent, for booting the actors. */
+  listLive(): Promise<Agent[]>;
+  update(id: string, patch: Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  coordinatorOf(workspaceId: string): Promise<Agent | undefined>;
+}
+
+export interface TaskFilter {
+  workspace_id?: string | undefined;
+  assignee?: string | undefined;
+  state?: TaskState | undefined;
+  parent_id?: string | undefined;
+  include_routine?: boolean | undefined;
+  limit?: number | undefined;
+}
+
+export interface TaskRepo {
+  insert(task: Task): Promise<void>;
+  get(id: string): Promise<Task | undefined>;
+  list(filter: TaskFilter): Promise<Task[]>;
+  update(id: string, patch: Partial<Omit<Task, 'id' | 'created_at' | 'workspace_id' | 'blocked_by' | 'reviewers'>>): Promise<void>;
+  setBlockers(id: string, blockerIds: string[]): Promise<void>;
+  setReviewers(id: string, agentIds: string[]): Promise<void>;
+  countActionable(agentId: string): Promise<number>;
+  /** Compare-and-set on the checkout columns; false when another wakeup holds the task. */
+  checkout(taskId: string, agentId: string, wakeupId: string, at: number): Promise<boolean>;
+  releaseCheckout(taskId: string, wakeupId: string): Promise<void>;
+  /** Tasks listing `blockerId` among their blockers. */
+  dependentsOf(blockerId: string): Promise<Task[]>;
+  /** Blockers of a task that are not DONE yet. */
+  openBlockers(taskId: string): Promise<string[]>;
+  children(parentId: string): Promise<Task[]>;
+  recoveryCandidates(createdSince: number, workspaceId: string): Promise<Task[]>;
+  countInState(agentId: string, state: TaskState): Promise<number>;
+}
+
+export interface CommentRepo {
+  insert(comment: Comment): Promise<void>;
+  get(id: string): Promise<Comment | undefined>;
+  listByTask(taskId: string, since?: number): Promise<Comment[]>;
+}
+
+export interface ApprovalRepo {
+  insert(approval: Approval): Promise<void>;
+  get(id: string): Promise<Approval | undefined>;
+  resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<boolean>;
+  pendingForTask(taskId: string): Promise<Approval | undefined>;
+}
+
+export interface BudgetRepo {
+  insert(budget: Budget): Promise<void>;
+  get(id: string): Promise<Budget | undefined>;
+  list(workspaceId: string | undefined): Promise<Budget[]>;
+  forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]): Promise<Budget[]>;
+  /** Sum of reported costs inside the scope since `since` (ms). */
+  spend(scope: Budget['scope'], scopeId: string, since: number): Promise<number>;
+  recordCost(entry: { workspace_id: string; project_id: string | null; agent_id: string; run_id: string; cost_usd: number; created_at: number }): Promise<void>;
+  /** True the first time a threshold is crossed in a period: the primary key is the guard. */
+  markAlertSent(budgetId: string, periodKey: string, thresholdPct: number, at: number): Promise<boolean>;
+}
+
+export interface ActivityFilter {
+  workspace_id?: string | undefined;
+  code?: string | undefined;
+  wakeup_id?: string | undefined;
+  agent_id?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface ActivityRepo {
+  insert(entry: NewActivity, at: number): Promise<void>;
+  list(filter: ActivityFilter): Promise<ActivityEntry[]>;
+}
+
+export interface InboxRepo {
+  insert(item: InboxItem): Promise<void>;
+  list(workspaceId: string | undefined, status?: InboxItem['status']): Promise<InboxItem[]>;
+}
+
+export interface WakeupFilter {
+  agent_id?: string | undefined;
+  status?: WakeupStatus | undefined;
+  source?: string | undefined;
+  task_id?: string | undefined;
+  workspace_id?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface WakeupRepo {
+  insert(wakeup: Wakeup): Promise<void>;
+  get(id: string): Promise<Wakeup | undefined>;
+  list(filter: WakeupFilter): Promise<Wakeup[]>;
+  findByKey(key: string): Promise<Wakeup | undefined>;
+  /** Frees a key whose window has passed, so it can be used again. */
+  retireKey(id: string): Promise<void>;
+  /** The oldest still-queued wakeup of the same agent and source, requested at or after `since`. */
+  findCoalesceTarget(agentId: string, source: string, since: number): Promise<Wakeup | undefined>;
+  /** The agent's wakeup whose run exists but has not started (claimed, or waiting for a retry). */
+  findUnstartedRun(agentId: string): Promise<Wakeup | undefined>;
+  /** The atomic claim: one UPDATE from queued (or a due retry) to claimed. */
+  claim(id: string, at: number): Promise<Wakeup | undefined>;
+  update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
+  /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
+  listOpen(agentId?: string): Promise<Wakeup[]>;
+  pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
+  openForTask(taskId: string): Promise<Wakeup[]>;
+  /** Any wakeup for the task in one of these statuses. */
+  existsForTask(taskId: string, statuses: readonly WakeupStatus[]): Promise<boolean>;
+  countByStatus(): Promise<Record<string, number>>;
+}
+
+export interface RunFilter {
+  agent_id?: string | undefined;
+  task_id?: string | undefined;
+  wakeup_id?: string | undefined;
+  status?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface RunRepo {
+  insert(run: Run, tokenHash: string | null): Promise<void>;
+  get(id: string): Promise<Run | undefined>;
+  list(filter: RunFilter): Promise<Run[]>;
+  update(id: string, patch: Partial<Omit<Run, 'id'>>): Promise<void>;
+  clearToken(id: string): Promise<void>;
+  byTokenHash(hash: string): Promise<Run | undefined>;
+  attemptsOf(wakeupId: string): Promise<number>;
+  /** The last run for this (agent, task) pair that ended, for the resume delta. */
+  lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
+  /** Runs a dead process left queued or running. */
+  listUnfinished(): Promise<Run[]>;
+  recentForAgent(agentId: string, limit: number): Promise<Run[]>;
+  countStartedSince(agentId: string, since: number): Promise<number>;
+  countByStatus(): Promise<Record<string, number>>;
+}
+
+export interface SummaryRepo {
+  get(agentId: string, scope: string): Promise<ContinuationSummary | undefined>;
+  upsert(summary: ContinuationSummary): Promise<void>;
+  listForAgent(agentId: string): Promise<ContinuationSummary[]>;
+}
+
+export interface RoutineRepo {
+  insert(routine: Routine): Promise<void>;
+  get(id: string): Promise<Routine | undefined>;
+  list(filter: { workspace_id?: string | undefined; assignee?: string | undefined }): Promise<Routine[]>;
+  update(id: string, patch: Partial<Omit<Routine, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  delete(id: string): Promise<void>;
+  insertTrigger(trigger: RoutineTrigger): Promise<void>;
+  getTrigger(id: string): Promise<RoutineTrigger | undefined>;
+  triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;
+  triggersOf(routineId: string): Promise<RoutineTrigger[]>;
+  updateTrigger(id: string, patch: Partial<Omit<RoutineTrigger, 'id' | 'routine_id'>>): Promise<void>;
+  deleteTrigger(id: string): Promise<void>;
+  /** Enabled schedule triggers of active routines, for booting the trigger actors. */
+  liveScheduleTriggers(): Promise<{ trigger: RoutineTrigger; routine: Routine }[]>;
+  /** Moves next_run_at only if it still holds the tick this caller saw: one fire per tick. */
+  claimTick(triggerId: string, expectedNextRunAt: number, nextRunAt: number | null, firedAt: number): Promise<boolean>;
+  insertRun(run: RoutineRun): Promise<boolean>;
+  getRun(id: string): Promise<RoutineRun | undefined>;
+  runByDelivery(triggerId: string, deliveryId: string): Promise<RoutineRun | undefined>;
+  runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
+  updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id'>>): Promise<void>;
+  /** A routine run with this fingerprint whose work has not ended. */
+  activeRun(routineId: string, fingerprint: string): Promise<RoutineRun | undefined>;
+  countActiveRuns(filter: { agent_id?: string }): Promise<number>;
+  runByWakeup(wakeupId: string): Promise<RoutineRun | undefined>;
+  runByTask(taskId: string): Promise<RoutineRun | undefined>;
+}
+
+export interface SnapshotRepo {
+  save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number): Promise<void>;
+  get(actorId: string): Promise<unknown | undefined>;
+  all(kind: string): Promise<Map<string, unknown>>;
+  delete(actorId: string): Promise<void>;
+}
+
+export interface OutboxRepo {
+  pending(): Promise<DomainEvent[]>;
+  remove(ids: number[]): Promise<void>;
+}

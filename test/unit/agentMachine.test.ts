@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock, createActor } from 'xstate';
+import { agentMachine, describeAgentActor, type AgentSettings } from '../../src/machines/agent.js';
+import { sleepUntil } from '../../src/machines/clock.js';
+
+const T0 = Date.UTC(2026, 0, 15, 10, 0, 0);
+const settings = (overrides: Partial<AgentSettings> = {}): AgentSettings => ({
+  mode: 'active',
+  maxConcurrent: 1,
+  cooldownMs: 10_000,
+  ...overrides,
+});
+
+function startAgent(options: { settings?: Partial<AgentSettings>; snapshot?: unknown; clock?: SimulatedClock } = {}) {
+  const clock = options.clock ?? new SimulatedClock();
+  if (!options.clock) clock.set(T0);
+  const dispatched: string[] = [];
+  const machine = agentMachine.provide({
+    actions: { dispatch: (_, params) => dispatched.push(params.wakeupId) },
+    actors: { sleepUntil: sleepUntil(clock) },
+  });
+  const actor = createActor(machine, {
+    clock,
+    input: { agentId: 'a1', settings: settings(options.settings), now: clock.now() },
+    ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
+  });
+  actor.start();
+  const queue = (wakeupId: string, availableAt = clock.now()) =>
+    actor.send({ type: 'WAKEUP_QUEUED', entry: { wakeupId, availableAt }, at: clock.now() });
+  const end = (wakeupId: string, ranSession = true, retryAt: number | null = null) =>
+    actor.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, at: clock.now() });
+  const view = () => describeAgentActor(actor.getSnapshot());
+  return { actor, clock, dispatched, queue, end, view };
+}
+
+describe('agent machine', () => {
+  it('claims a wakeup at once when a slot is free', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    expect(agent.dispatched).toEqual(['w1']);
+    expect(agent.view()).toMatchObject({ state: 'active.working', running: 1, queued: 0 });
+  });
+
+  it('at capacity, a second wakeup stays queued until the running session ends, then waits out the cooldown', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    agent.queue('w2');
+    expect(agent.dispatched).toEqual(['w1']);
+    expect(agent.view().state).toBe('active.atCapacity');
+
+    agent.clock.increment(3_000);
+    agent.end('w1');
+    expect(agent.view()).toMatchObject({ state: 'active.coolingDown', queued: 1 });
+    expect(agent.view().cooldown_until).toBe(new Date(T0 + 13_000).toISOString());
+
+    agent.clock.increment(9_999);
+    expect(agent.dispatched).toEqual(['w1']);
+    agent.clock.increment(1);
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+  });
+
+  it('max_concurrent_sessions=2 runs two at once and never three', () => {
+    const agent = startAgent({ settings: { maxConcurrent: 2, cooldownMs: 0 } });
+    for (const id of ['w1', 'w2', 'w3', 'w4']) agent.queue(id);
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    agent.end('w2');
+    expect(agent.dispatched).toEqual(['w1', 'w2', 'w3']);
+    expect(agent.view().running).toBe(2);
+    agent.end('w1');
+    agent.end('w3');
+    expect(agent.dispatched).toEqual(['w1', 'w2', 'w3', 'w4']);
+    expect(agent.view().running).toBe(1);
+  });
+
+  it('a skipped dispatch (no session ran) starts no cooldown', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    agent.queue('w2');
+    agent.end('w1', false);
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+  });
+
+  it('holds a wakeup until its availableAt (coalescing window) and claims it then', () => {
+    const agent = startAgent();
+    agent.queue('w1', T0 + 5_000);
+    expect(agent.view().state).toBe('active.waiting');
+    agent.clock.increment(4_999);
+    expect(agent.dispatched).toEqual([]);
+    agent.clock.increment(1);
+    expect(agent.dispatched).toEqual(['w1']);
+  });
+
+  it('claims entries oldest first, skipping ones not yet available', () => {
+    const agent = startAgent({ settings: { cooldownMs: 0 } });
+    agent.queue('retry', T0 + 60_000);
+    agent.queue('fresh');
+    expect(agent.dispatched).toEqual(['fresh']);
+    agent.end('fresh');
+    expect(agent.view().state).toBe('active.waiting');
+    agent.clock.increment(60_000);
+    expect(agent.dispatched).toEqual(['fresh', 'retry']);
+  });
+
+  it('requeues a wakeup whose dispatch ended with a scheduled retry', () => {
+    const agent = startAgent({ settings: { cooldownMs: 0 } });
+    agent.queue('w1');
+    agent.end('w1', true, T0 + 120_000);
+    expect(agent.view()).toMatchObject({ state: 'active.waiting', queued: 1 });
+    agent.clock.increment(120_000);
+    expect(agent.dispatched).toEqual(['w1', 'w1']);
+  });
+
+  it('a paused agent claims every available wakeup at once, ignoring slots, so each can end with no run', () => {
+    const agent = startAgent({ settings: { mode: 'paused' } });
+    agent.queue('w1');
+    agent.queue('w2');
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    expect(agent.view().state).toBe('paused.idle');
+  });
+
+  it('withdrawing a queued wakeup removes it from the inbox', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    agent.queue('w2');
+    agent.actor.send({ type: 'WAKEUP_WITHDRAWN', wakeupId: 'w2', at: agent.clock.now() });
+    agent.end('w1', false);
+    expect(agent.dispatched).toEqual(['w1']);
+    expect(agent.view().state).toBe('active.idle');
+  });
+
+  it('restored from a snapshot in the middle of a cooldown, it waits only for the time that is left', () => {
+    const first = startAgent();
+    first.queue('w1');
+    first.queue('w2');
+    first.clock.increment(1_000);
+    first.end('w1');
+    first.clock.increment(4_000);
+    const persisted = first.actor.getPersistedSnapshot();
+    first.actor.stop();
+
+    const clock = new SimulatedClock();
+    clock.set(T0 + 5_000);
+    const restored = startAgent({ snapshot: JSON.parse(JSON.stringify(persisted)), clock });
+    expect(restored.view()).toMatchObject({ state: 'active.coolingDown', queued: 1 });
+    clock.increment(5_999);
+    expect(restored.dispatched).toEqual([]);
+    clock.increment(1);
+    expect(restored.dispatched).toEqual(['w2']);
+  });
+
+  it('reconcile adopts the rows: the inbox and cooldown come from the database', () => {
+    const agent = startAgent();
+    agent.queue('ghost', T0 + 1_000_000);
+    agent.actor.send({
+      type: 'RECONCILE',
+      settings: settings({ maxConcurrent: 2 }),
+      inbox: [{ wakeupId: 'w9', availableAt: T0 }],
+      cooldownUntil: T0 + 2_000,
+      at: T0,
+    });
+    expect(agent.view()).toMatchObject({ state: 'active.coolingDown', queued: 1, max_concurrent_sessions: 2 });
+    agent.clock.increment(2_000);
+    expect(agent.dispatched).toEqual(['w9']);
+  });
+});
