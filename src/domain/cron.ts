@@ -13,8 +13,8 @@
  *   treats lists and ranges as interval jobs: `30 1,13 * * *` fired at 01:30 twice in New York on
  *   2026-11-01, and `30 2,14 * * *` dropped 02:30 on 2026-03-08 without firing at 03:00. That
  *   breaks "a fixed time of day fires exactly once on a DST day", so we pass 'no-wildcard': a job
- *   is fixed-time unless its seconds, minutes or hours contain a wildcard or a step. That is the
- *   Vixie rule (Vixie calls a job wild when its minute or hour field starts with `*`).
+ *   is fixed-time unless its seconds, minutes or hours contain a wildcard or a step. That is close
+ *   to Vixie's rule (Vixie calls a job wild when its minute or hour field starts with `*`).
  * - Consequences pinned by tests: `*\/15 2 * * *` is an interval job (its minute is wild, as in
  *   Vixie), so it has no instants on a spring-forward day in New York. Steps without `*`
  *   (`0-59/15 2 * * *`) are interval jobs too; Vixie would call them fixed. Accepted deviation.
@@ -25,7 +25,7 @@
  *   and treats '' as the host's zone, so zones are checked with Intl first.
  * - nextRun(x) is strictly after x at whole-second precision: a tick exactly at x is excluded.
  * - croner evaluates a zoned pattern at roughly 40µs per instant, far too slow to count a million
- *   missed ticks one by one; see countTicks for the day-at-a-time counter.
+ *   missed ticks one by one; countTicks does arithmetic between offset changes instead.
  */
 import { Cron, CronPattern, type CronOptions } from 'croner';
 
@@ -232,7 +232,7 @@ function steadySpanFrom(tickMs: number, untilMs: number, timezone: string): Stea
   const dayEndMs = tickMs - (tickMs % 1000) + (SECONDS_PER_DAY - start.secondOfDay) * 1000;
   let lastMs = Math.min(untilMs, dayEndMs - 1);
   let end = wallClock(lastMs, timezone);
-  if (false) {
+  if (end.offsetMs !== start.offsetMs) {
     lastMs = lastInstantWithOffset(tickMs, lastMs, start.offsetMs, timezone);
     end = wallClock(lastMs, timezone);
   }

@@ -20,7 +20,8 @@ export const WAKEUP_PAYLOAD_SCHEMAS = {
   agent_error: z.strictObject({ agent_profile_id: id, run_id: id.nullable(), error: z.string().max(65_536) }),
   self: z.strictObject({ reason: z.string().min(1).max(2000), payload: json.optional(), task_id: id.optional() }),
   user: z.strictObject({ user_id: id, reason: z.string().max(2000).optional(), context: json.optional() }),
-  task_assigned: z.strictObject({ task_id: id }),
+  // `as: reviewer` marks the wakeup of a reviewer when a task enters review; staleness follows the reviewer list.
+  task_assigned: z.strictObject({ task_id: id, as: z.enum(['assignee', 'reviewer']).optional() }),
   task_blockers_resolved: z.strictObject({ task_id: id, resolved_blocker_ids: z.array(id).min(1) }),
   task_children_completed: z.strictObject({ task_id: id }),
   approval_resolved: z.strictObject({

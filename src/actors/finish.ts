@@ -1,0 +1,128 @@
+/**
+ * Step 11 of processWakeup and HandleWakeupFailure: record the run's result, release the task,
+ * start the cooldown, and on failure either schedule a retry (parsed rate-limit reset or backoff)
+ * or escalate to the coordinator.
+ */
+import { planRetry } from '../domain/backoff.js';
+import type { Run, Wakeup } from '../domain/types.js';
+import { agentErrorKey } from '../domain/idempotency.js';
+import type { Tx } from '../persistence/store.js';
+import { recordDecision } from '../services/activity.js';
+import { newId } from '../services/ids.js';
+import { decide } from './prepare.js';
+import type { PipelineContext } from './pipelineContext.js';
+
+export interface RunResult {
+  ok: boolean;
+  resultJson: Record<string, unknown>;
+  error: string | null;
+  /** A run a dead process left behind: it may have spent money, so it is not simply failed. */
+  interrupted?: boolean;
+}
+
+export interface FinishOutcome {
+  /** When the wakeup waits for a retry, the time it becomes available again. */
+  retryAt: number | null;
+}
+
+export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
+  const wakeup = (await tx.wakeups.get(wakeupId))!;
+  const status = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
+  const cost = typeof result.resultJson.cost_usd === 'number' && result.resultJson.cost_usd >= 0 ? result.resultJson.cost_usd : null;
+  await tx.runs.update(run.id, { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now });
+  await tx.runs.clearToken(run.id);
+  if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
+  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  await markAgentFinished(tx, run.agent_id, now);
+  tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
+
+  const finished = { wakeup, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok, resultJson: result.resultJson, error: result.error };
+  if (result.ok) {
+    await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
+    await ctx.routineOutcome(tx, wakeup, 'succeeded', now);
+    await ctx.afterRun(tx, finished, now);
+    return { retryAt: null };
+  }
+  await ctx.afterRun(tx, finished, now);
+  return handleWakeupFailure(ctx, tx, wakeup, run, result, now);
+}
+
+async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
+  const task = run.task_id ? await tx.tasks.get(run.task_id) : undefined;
+  await tx.budgets.recordCost({
+    workspace_id: run.workspace_id, project_id: task?.project_id ?? null, agent_id: run.agent_id,
+    run_id: run.id, cost_usd: cost, created_at: now,
+  });
+}
+
+/** last_wakeup_finished_at is what a restart rebuilds the cooldown from. */
+async function markAgentFinished(tx: Tx, agentId: string, now: number) {
+  const agent = await tx.agents.get(agentId);
+  if (!agent) return;
+  const stillRunning = (await tx.runs.list({ agent_id: agentId, status: 'running', limit: 1 })).length > 0;
+  await tx.agents.update(agentId, {
+    last_wakeup_finished_at: now,
+    ...(agent.status === 'working' && !stillRunning ? { status: 'idle' as const } : {}),
+  });
+}
+
+export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
+  const errorText = result.error ?? 'run failed';
+  const plan = planRetry({
+    errorText,
+    now: new Date(now),
+    retryCount: wakeup.retry_count,
+    steps: ctx.config.backoffStepsMs,
+    jitter: ctx.config.backoffJitter,
+    bufferSec: ctx.config.rateLimitBufferSec,
+    random: ctx.random,
+  });
+  if (plan.kind === 'retry') {
+    const retryAt = plan.retryAt.getTime();
+    await tx.wakeups.update(wakeup.id, {
+      status: 'scheduled_retry', retry_count: plan.retryCount, scheduled_retry_at: retryAt, available_at: retryAt, error: errorText,
+    });
+    await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_retry_scheduled',
+      `${result.interrupted ? 'interrupted' : 'failed'}; retry ${plan.retryCount} scheduled for ${plan.retryAt.toISOString()} (${plan.source})`,
+      now, {
+        source: plan.source,
+        parsed_reset_at: plan.parsedResetAt?.toISOString() ?? null,
+        retry_count: plan.retryCount,
+        scheduled_retry_at: plan.retryAt.toISOString(),
+        rate_limited: plan.rateLimited,
+        error: errorText.slice(-500),
+      }, 'warn');
+    return { retryAt };
+  }
+  await escalateFailure(ctx, tx, wakeup, run, errorText, plan.retryCount, now);
+  return { retryAt: null };
+}
+
+/** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
+async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, retryCount: number, now: number) {
+  await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
+  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now);
+  const agent = await tx.agents.get(wakeup.agent_id);
+  await tx.inbox.insert({
+    id: newId('inb'), workspace_id: wakeup.workspace_id, kind: 'agent.error',
+    title: `${agent?.name ?? wakeup.agent_id} failed after ${retryCount} retries`,
+    body: errorText.slice(-4000), agent_id: wakeup.agent_id, task_id: wakeup.task_id, ref_id: run.id,
+    status: 'open', created_at: now,
+  });
+  const coordinator = await tx.agents.coordinatorOf(wakeup.workspace_id);
+  // A coordinator is not woken about its own failure: that would loop on a broken coordinator.
+  const notify = coordinator && coordinator.id !== wakeup.agent_id ? coordinator : null;
+  if (notify) {
+    await ctx.wakeups.enqueue(tx, {
+      agent_id: notify.id, source: 'agent_error', reason: `${agent?.name ?? wakeup.agent_id} failed`,
+      payload: { agent_profile_id: wakeup.agent_id, run_id: run.id, error: errorText.slice(-4000) },
+      idempotency_key: agentErrorKey(wakeup.id),
+    }, now);
+  }
+  await recordDecision(tx, ctx.log, {
+    workspace_id: wakeup.workspace_id, code: 'wakeup_escalated', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+    wakeup_id: wakeup.id, run_id: run.id,
+    message: `failed after ${retryCount} retries; ${notify ? `escalated to ${notify.name}` : 'no coordinator to escalate to'}`,
+    details: { coordinator_id: notify?.id ?? null, retry_count: retryCount },
+  }, now, 'error');
+}

@@ -1,0 +1,117 @@
+/**
+ * processWakeup: prepare (claim and every guard, one transaction), launch (outside any
+ * transaction), finish (one transaction). The agent actor hears the outcome as DISPATCH_ENDED.
+ */
+import type { Run } from '../domain/types.js';
+import { finishRun, handleWakeupFailure, type FinishOutcome } from './finish.js';
+import type { PipelineContext } from './pipelineContext.js';
+import { prepareDispatch, type Preparation } from './prepare.js';
+
+export interface DispatchOutcome {
+  ranSession: boolean;
+  retryAt: number | null;
+}
+
+/** The text a run left `running` by a dead process carries into failure handling. */
+export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the run was in progress';
+
+export class RunPipeline {
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+
+  constructor(private readonly ctx: PipelineContext) {}
+
+  get runningCount(): number {
+    return this.inFlight.size;
+  }
+
+  async process(wakeupId: string): Promise<DispatchOutcome> {
+    const { store, clock } = this.ctx;
+    const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now()));
+    if (prepared.kind === 'gone') return { ranSession: false, retryAt: null };
+    if (prepared.kind === 'ended') {
+      if (prepared.agentChanged) this.ctx.agentChanged(prepared.wakeup.agent_id);
+      return { ranSession: false, retryAt: null };
+    }
+    const { run } = prepared;
+    const controller = new AbortController();
+    const launched = this.ctx.launch(prepared.spec, {
+      runId: run.id,
+      wakeupId: prepared.wakeup.id,
+      agentId: prepared.agent.id,
+      workspaceId: prepared.agent.workspace_id,
+      taskId: run.task_id,
+      source: prepared.wakeup.source,
+      prompt: run.assembled_prompt,
+      context: run.context_snapshot,
+      apiUrl: this.ctx.apiUrl(),
+      runToken: prepared.token,
+      sessionKey: run.session_key,
+      signal: controller.signal,
+    });
+    this.inFlight.set(run.id, { controller, done: launched });
+    try {
+      const result = await launched;
+      const outcome: FinishOutcome = await store.transaction((tx) =>
+        finishRun(this.ctx, tx, prepared.wakeup.id, run, {
+          ok: result.ok && !controller.signal.aborted,
+          resultJson: result.resultJson,
+          error: controller.signal.aborted ? INTERRUPTED_ERROR : result.error,
+          interrupted: controller.signal.aborted,
+        }, clock.now()),
+      );
+      return { ranSession: true, retryAt: outcome.retryAt };
+    } finally {
+      this.inFlight.delete(run.id);
+    }
+  }
+
+  /**
+   * At boot: runs a dead process left `running` become `interrupted` and their wakeups go through
+   * failure handling as one attempt; claims that never launched go back to the queue.
+   */
+  async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
+    const { store, clock, log } = this.ctx;
+    return store.transaction(async (tx) => {
+      const now = clock.now();
+      let interrupted = 0;
+      let requeued = 0;
+      for (const run of await tx.runs.listUnfinished()) {
+        const wakeup = await tx.wakeups.get(run.wakeup_id);
+        if (run.status === 'queued' || !wakeup) {
+          await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
+          continue;
+        }
+        await tx.runs.update(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR });
+        await tx.runs.clearToken(run.id);
+        if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+        const interruptedRun: Run = { ...run, status: 'interrupted' };
+        if (wakeup.status === 'claimed') {
+          await handleWakeupFailure(this.ctx, tx, wakeup, interruptedRun, { ok: false, resultJson: {}, error: INTERRUPTED_ERROR, interrupted: true }, now);
+        }
+        interrupted++;
+      }
+      for (const wakeup of await tx.wakeups.listOpen()) {
+        if (wakeup.status !== 'claimed') continue;
+        // A claim whose process died before launch: the claim query is the truth, so it is queued again.
+        if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+        await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null });
+        requeued++;
+      }
+      for (const agent of await tx.agents.listLive()) {
+        if (agent.status === 'working') await tx.agents.update(agent.id, { status: 'idle' });
+      }
+      if (interrupted || requeued) log.warn({ interrupted, requeued }, 'recovered work left behind by a stopped process');
+      return { interrupted, requeued };
+    });
+  }
+
+  /** On shutdown: sessions still running after the grace period are aborted. */
+  async drain(graceMs: number): Promise<void> {
+    const pending = [...this.inFlight.values()];
+    if (pending.length === 0) return;
+    const timeout = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.allSettled(pending.map((p) => p.done)), timeout]);
+    for (const { controller } of this.inFlight.values()) controller.abort();
+    await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
+  }
+}

@@ -1,0 +1,38 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Wakeup } from '../domain/types.js';
+import type { ExecutorSpec } from '../domain/executors.js';
+import type { LaunchRequest, LaunchResult } from '../executors/types.js';
+import type { Clock } from '../machines/clock.js';
+import type { Store, Tx } from '../persistence/store.js';
+import type { WakeupService } from '../services/wakeups.js';
+
+/** Everything the run pipeline needs, passed in whole at construction. */
+export interface PipelineContext {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  wakeups: WakeupService;
+  launch: (spec: ExecutorSpec, request: LaunchRequest) => Promise<LaunchResult>;
+  /** Jitter source for backoff; seeded in simulations. */
+  random: () => number;
+  /** The base URL agents call back on, e.g. http://127.0.0.1:7700. */
+  apiUrl: () => string;
+  /** Records a routine run's outcome when the wakeup it dispatched ends. */
+  routineOutcome: (tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number) => Promise<void>;
+  /** Work that follows a finished run inside its transaction: summaries, agent actions, guards. */
+  afterRun: (tx: Tx, finished: FinishedRun, now: number) => Promise<void>;
+  /** An agent's status changed inside the pipeline (budget pause, loop guard): its actor must hear. */
+  agentChanged: (agentId: string) => void;
+}
+
+export interface FinishedRun {
+  wakeup: Wakeup;
+  runId: string;
+  agentId: string;
+  taskId: string | null;
+  ok: boolean;
+  resultJson: Record<string, unknown>;
+  error: string | null;
+}

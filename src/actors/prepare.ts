@@ -1,0 +1,215 @@
+/**
+ * Steps 1 to 9 of processWakeup, in one transaction: claim, agent status guard, retry promotion
+ * checks, staleness, idle skip, blockers, checkout, budget pre-check, executor resolution, prompt,
+ * and the run row. Each way out writes its status, its reason and an activity entry.
+ */
+import { createHash } from 'node:crypto';
+import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
+import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
+import { assemblePrompt } from '../domain/prompt.js';
+import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
+import { routineSummaryScope } from '../domain/summary.js';
+import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
+import { isIdleSkippable } from '../domain/wakeupSources.js';
+import type { Tx } from '../persistence/store.js';
+import { recordDecision } from '../services/activity.js';
+import { newId, newSecret } from '../services/ids.js';
+import type { WakeContext } from '../services/wakeups.js';
+import type { PipelineContext } from './pipelineContext.js';
+
+export type Preparation =
+  | { kind: 'gone' }
+  | { kind: 'ended'; wakeup: Wakeup; agentChanged: boolean }
+  | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
+
+export const hashRunToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The session an agent CLI may resume: one per (task, agent) pair. */
+export const sessionKeyOf = (taskId: string | null, agentId: string) => (taskId ? `task:${taskId}:agent:${agentId}` : null);
+
+export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: string, now: number): Promise<Preparation> {
+  const wakeup = await tx.wakeups.claim(wakeupId, now);
+  if (!wakeup) return { kind: 'gone' };
+  const end = (status: 'finished' | 'cancelled' | 'skipped' | 'failed', fields: Partial<Wakeup>, agentChanged = false) =>
+    endWakeup(ctx, tx, wakeup, status, fields, now).then(() => ({ kind: 'ended' as const, wakeup, agentChanged }));
+
+  const agent = await tx.agents.get(wakeup.agent_id);
+  if (!agent || agent.deleted_at !== null || agent.status === 'paused' || agent.status === 'stopped') {
+    await decide(ctx, tx, wakeup, 'wakeup_agent_unavailable', `agent is ${agent?.status ?? 'deleted'}: finished with no run`, now);
+    return end('finished', { skip_reason: `agent_${agent?.deleted_at ? 'deleted' : agent?.status ?? 'deleted'}` });
+  }
+
+  const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
+  const retryCancel = wakeup.retry_count > 0 ? retryCancellationOf(wakeup, task) : null;
+  if (retryCancel) {
+    await decide(ctx, tx, wakeup, 'wakeup_retry_cancelled', `retry cancelled at promotion: ${retryCancel}`, now, {
+      reason: retryCancel, old_agent: wakeup.agent_id,
+    });
+    return end('cancelled', { cancel_reason: retryCancel });
+  }
+  if (wakeup.task_id) {
+    const stale = stalenessOf(wakeup, task);
+    if (stale) {
+      await decide(ctx, tx, wakeup, 'wakeup_stale_cancelled', `cancelled as stale: ${stale}`, now, {
+        reason: stale, agent: wakeup.agent_id, assignee_now: task?.assignee_agent_instance_id ?? null,
+      });
+      return end('cancelled', { cancel_reason: stale });
+    }
+  }
+
+  if (agent.skip_idle_wakeups && isIdleSkippable(wakeup.source, wakeup.payload) && (await tx.tasks.countActionable(agent.id)) === 0) {
+    await decide(ctx, tx, wakeup, 'wakeup_idle_skipped', 'skipped: no actionable tasks', now, {
+      reason: 'no_actionable_tasks', agent_instance_id: agent.id, agent_name: agent.name,
+    });
+    return end('finished', { skip_reason: 'no_actionable_tasks' });
+  }
+
+  if (task && wakeup.source === 'task_assigned') {
+    const openBlockers = await tx.tasks.openBlockers(task.id);
+    if (openBlockers.length > 0) {
+      // The blockers' completion sends task_blockers_resolved; this wakeup has nothing to do until then.
+      await decide(ctx, tx, wakeup, 'wakeup_waiting_on_blockers', `task is blocked by ${openBlockers.join(', ')}`, now, {
+        blocked_by: openBlockers,
+      });
+      return end('skipped', { skip_reason: 'blocked' });
+    }
+  }
+
+  if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) {
+    const holder = (await tx.tasks.get(task.id))?.checkout_agent_id;
+    await decide(ctx, tx, wakeup, 'wakeup_checkout_conflict', `skipped: task is checked out by ${holder}`, now, { holder });
+    return end('skipped', { skip_reason: 'checkout_conflict' });
+  }
+
+  const budget = await checkBudgets(ctx, tx, agent, task ?? null, now);
+  if (budget.blocked) {
+    await pauseForBudget(ctx, tx, wakeup, agent, budget.blocked, now);
+    return end('skipped', { skip_reason: 'budget_exceeded' }, true);
+  }
+
+  const executor = await resolveExecutorFor(tx, agent, task ?? null);
+  const run = await newRun(ctx, tx, wakeup, agent, task ?? null, executor?.spec ?? null, now);
+  if (!executor) {
+    await tx.runs.insert({ ...run.row, status: 'failed', error: 'no_executor', finished_at: now }, null);
+    await decide(ctx, tx, wakeup, 'wakeup_no_executor', 'failed: no executor resolves for this run (task, agent, project, workspace)', now, {}, 'error');
+    return end('failed', { run_id: run.row.id, error: 'no_executor' });
+  }
+  await tx.runs.insert(run.row, hashRunToken(run.token));
+  await tx.wakeups.update(wakeup.id, { run_id: run.row.id });
+  if (agent.status !== 'working') await tx.agents.update(agent.id, { status: 'working' });
+  return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
+}
+
+async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {
+  const attempt = (await tx.runs.attemptsOf(wakeup.id)) + 1;
+  const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
+  const prompt = await buildPromptFor(ctx, tx, wakeup, agent, task, routineId);
+  const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id) : undefined;
+  const row: Run = {
+    id: newId('run'),
+    wakeup_id: wakeup.id,
+    workspace_id: wakeup.workspace_id,
+    agent_id: agent.id,
+    task_id: task?.id ?? null,
+    routine_id: routineId,
+    attempt,
+    status: 'running',
+    executor_kind: spec?.kind ?? null,
+    session_key: sessionKeyOf(task?.id ?? null, agent.id),
+    idempotency_key: `${wakeup.id}:${attempt}`,
+    context_snapshot: wakeup.context_snapshot,
+    assembled_prompt: prompt.prompt,
+    summary_injected: prompt.summaryInjected,
+    result_json: {},
+    error: null,
+    cost_usd: null,
+    unattended: wakeup.source === 'routine' || routineRun !== undefined,
+    on_behalf_of: routineRun?.on_behalf_of ?? null,
+    created_at: now,
+    started_at: now,
+    finished_at: null,
+  };
+  return { row, token: newSecret() };
+}
+
+async function buildPromptFor(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, routineId: string | null) {
+  const previous = task ? await tx.runs.lastFinishedFor(agent.id, task.id) : undefined;
+  const resumeSince = previous?.started_at ?? null;
+  const comments = task ? await tx.comments.listByTask(task.id, resumeSince ?? 0) : [];
+  const summary = !task && routineId ? (await tx.summaries.get(agent.id, routineSummaryScope(routineId)))?.content ?? null : null;
+  const wakes = (wakeup.context_snapshot as WakeContext).wakes ?? [];
+  const missed = wakes.map((w) => w.payload).find((p) => typeof p.missed_ticks === 'number' && p.missed_ticks > 0);
+  void ctx;
+  return assemblePrompt({
+    agentName: agent.name,
+    source: wakeup.source,
+    reason: wakeup.reason,
+    payload: wakeup.payload,
+    wakes,
+    task,
+    comments: comments.slice(-50),
+    summary,
+    resumeSince,
+    missedTicks: missed ? { count: missed.missed_ticks as number, since: String(missed.missed_since ?? '') } : null,
+  });
+}
+
+async function resolveExecutorFor(tx: Tx, agent: Agent, task: Task | null) {
+  const project = task?.project_id ? await tx.projects.get(task.project_id) : undefined;
+  const workspace = await tx.workspaces.get(agent.workspace_id);
+  return resolveExecutor({
+    task: task?.executor ?? null,
+    agent: agent.executor,
+    project: project?.default_executor ?? null,
+    workspace: workspace?.default_executor ?? null,
+  });
+}
+
+async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, task: Task | null, now: number) {
+  const scopes = [
+    { scope: 'workspace' as const, scope_id: agent.workspace_id },
+    ...(task?.project_id ? [{ scope: 'project' as const, scope_id: task.project_id }] : []),
+    { scope: 'agent' as const, scope_id: agent.id },
+  ];
+  const budgets = await tx.budgets.forScopes(scopes);
+  if (budgets.length === 0) return { blocked: null };
+  const standings: BudgetStanding[] = [];
+  for (const budget of budgets) {
+    standings.push(standingOf(budget, await tx.budgets.spend(budget.scope, budget.scope_id, periodStart(budget.period, now))));
+  }
+  const verdict = budgetVerdict(standings);
+  for (const warning of verdict.warnings) {
+    await recordDecision(tx, ctx.log, {
+      workspace_id: agent.workspace_id, code: 'budget_warning', agent_id: agent.id,
+      message: `${warning.budget.scope} budget ${warning.budget.id} exceeded (${warning.spent.toFixed(2)} of ${warning.budget.limit_usd} USD); proceeding (action warn)`,
+      details: { budget_id: warning.budget.id, spent_usd: warning.spent, limit_usd: warning.budget.limit_usd },
+    }, now, 'warn');
+  }
+  return { blocked: verdict.kind === 'block' ? verdict.standing : null };
+}
+
+async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, standing: BudgetStanding, now: number) {
+  const reason = `${standing.budget.scope} budget exceeded: ${standing.spent.toFixed(2)} of ${standing.budget.limit_usd} USD (${standing.budget.period})`;
+  await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
+  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  await decide(ctx, tx, wakeup, 'wakeup_budget_blocked', `skipped and agent paused: ${reason}`, now, {
+    budget_id: standing.budget.id, spent_usd: standing.spent, limit_usd: standing.budget.limit_usd,
+  }, 'warn');
+}
+
+/** Ends a claimed wakeup without a launch, releasing any checkout it holds. */
+export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: Wakeup['status'], fields: Partial<Wakeup>, now: number) {
+  await tx.wakeups.update(wakeup.id, { status, finished_at: now, ...fields });
+  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  await ctx.routineOutcome(tx, wakeup, status === 'finished' ? 'succeeded' : 'failed', now);
+}
+
+export function decide(
+  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, code: string, message: string, now: number,
+  details: Record<string, unknown> = {}, level: 'info' | 'warn' | 'error' = 'info',
+) {
+  return recordDecision(tx, ctx.log, {
+    workspace_id: wakeup.workspace_id, code, agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+    wakeup_id: wakeup.id, run_id: wakeup.run_id, message, details: { source: wakeup.source, ...details },
+  }, now, level);
+}

@@ -1,0 +1,207 @@
+/**
+ * The supervisor: a plain registry of independent root actors, one per agent (not children of
+ * one machine, which grows quadratically). It routes wakeups and agent changes to the right actor,
+ * hands claimed wakeups to the pipeline, and stores each actor's snapshot after it changes.
+ */
+import type { Logger } from 'pino';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import type { Agent, Wakeup } from '../domain/types.js';
+import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
+import { sleepUntil, type Clock } from '../machines/clock.js';
+import type { Store } from '../persistence/store.js';
+import type { WakeupNotifier } from '../services/deps.js';
+import type { DispatchOutcome } from './pipeline.js';
+
+const SNAPSHOT_KIND = 'agent';
+/** After a pipeline error the wakeup (rolled back to queued) is offered again after this pause. */
+const PIPELINE_ERROR_RETRY_MS = 5_000;
+
+export interface SupervisorDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  process: (wakeupId: string) => Promise<DispatchOutcome>;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** Told whenever an agent actor's view changes (the live feed). */
+  onActorChange?: ((agentId: string, view: ReturnType<typeof describeAgentActor>) => void) | undefined;
+}
+
+export function settingsOf(agent: Agent): AgentSettings {
+  return {
+    mode: agent.deleted_at !== null || agent.status === 'stopped' ? 'stopped' : agent.status === 'paused' ? 'paused' : 'active',
+    maxConcurrent: agent.max_concurrent_sessions,
+    cooldownMs: agent.cooldown_sec * 1000,
+  };
+}
+
+/** Rows win: what the database says is waiting, and when each may be claimed. */
+export function inboxFromRows(wakeups: Wakeup[]): InboxEntry[] {
+  return wakeups
+    .filter((w) => w.status === 'queued' || w.status === 'scheduled_retry')
+    .map((w) => ({ wakeupId: w.id, availableAt: w.status === 'scheduled_retry' ? w.scheduled_retry_at ?? w.available_at : w.available_at }));
+}
+
+export function cooldownFromRows(agent: Agent, now: number): number | null {
+  if (agent.last_wakeup_finished_at === null || agent.cooldown_sec === 0) return null;
+  const until = agent.last_wakeup_finished_at + agent.cooldown_sec * 1000;
+  return until > now ? until : null;
+}
+
+export class Supervisor implements WakeupNotifier {
+  private readonly actors = new Map<string, Actor<AgentMachine>>();
+  private readonly dirty = new Set<string>();
+  private flushing: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: SupervisorDeps) {}
+
+  get size(): number {
+    return this.actors.size;
+  }
+
+  /** Restores every agent's actor from its snapshot, then reconciles it with the rows. */
+  async boot(): Promise<void> {
+    const { agents, snapshots, open } = await this.deps.store.read(async (tx) => ({
+      agents: await tx.agents.listLive(),
+      snapshots: await tx.snapshots.all(SNAPSHOT_KIND),
+      open: await tx.wakeups.listOpen(),
+    }));
+    const openByAgent = groupBy(open, (w) => w.agent_id);
+    for (const agent of agents) {
+      this.start(agent, snapshots.get(agent.id));
+      this.reconcile(agent, openByAgent.get(agent.id) ?? []);
+    }
+    this.deps.log.info({ agents: agents.length, open_wakeups: open.length }, 'agent actors restored');
+  }
+
+  addAgent(agent: Agent): void {
+    if (this.actors.has(agent.id)) return;
+    this.start(agent, undefined);
+  }
+
+  async agentChanged(agentId: string): Promise<void> {
+    const agent = await this.deps.store.read((tx) => tx.agents.get(agentId));
+    const actor = this.actors.get(agentId);
+    if (!agent || agent.deleted_at !== null) {
+      actor?.stop();
+      this.actors.delete(agentId);
+      await this.deps.store.transaction((tx) => tx.snapshots.delete(agentId));
+      return;
+    }
+    if (!actor) return this.addAgent(agent);
+    actor.send({ type: 'SETTINGS_CHANGED', settings: settingsOf(agent), at: this.deps.clock.now() });
+  }
+
+  wakeupQueued(agentId: string, wakeupId: string, availableAt: number): void {
+    this.actors.get(agentId)?.send({ type: 'WAKEUP_QUEUED', entry: { wakeupId, availableAt }, at: this.deps.clock.now() });
+  }
+
+  wakeupWithdrawn(agentId: string, wakeupId: string): void {
+    this.actors.get(agentId)?.send({ type: 'WAKEUP_WITHDRAWN', wakeupId, at: this.deps.clock.now() });
+  }
+
+  view(agentId: string) {
+    const actor = this.actors.get(agentId);
+    return actor ? describeAgentActor(actor.getSnapshot()) : null;
+  }
+
+  snapshotOf(agentId: string) {
+    return this.actors.get(agentId)?.getSnapshot();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.flush();
+    for (const actor of this.actors.values()) actor.stop();
+    this.actors.clear();
+  }
+
+  /** Waits for pending snapshot writes (tests and shutdown). */
+  async flush(): Promise<void> {
+    while (this.flushing || this.dirty.size > 0) {
+      await (this.flushing ?? this.flushNow());
+    }
+  }
+
+  private start(agent: Agent, snapshot: unknown): void {
+    const machine = agentMachine.provide({
+      actions: { dispatch: (_, params) => this.dispatch(agent.id, params.wakeupId) },
+      actors: { sleepUntil: sleepUntil(this.deps.clock) },
+    });
+    const input = { agentId: agent.id, settings: settingsOf(agent), now: this.deps.clock.now() };
+    const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
+    let actor: Actor<AgentMachine>;
+    try {
+      actor = createActor(machine, snapshot ? { ...options, snapshot: snapshot as never } : options);
+    } catch (error) {
+      // A snapshot from an older machine may not restore; the rows rebuild everything anyway.
+      this.deps.log.warn({ err: error, agent_id: agent.id }, 'discarding an agent snapshot that does not restore');
+      actor = createActor(machine, options);
+    }
+    actor.subscribe((state) => {
+      this.markDirty(agent.id);
+      this.deps.onActorChange?.(agent.id, describeAgentActor(state));
+    });
+    this.actors.set(agent.id, actor);
+    actor.start();
+  }
+
+  private reconcile(agent: Agent, open: Wakeup[]): void {
+    const now = this.deps.clock.now();
+    this.actors.get(agent.id)?.send({
+      type: 'RECONCILE',
+      settings: settingsOf(agent),
+      inbox: inboxFromRows(open),
+      cooldownUntil: cooldownFromRows(agent, now),
+      at: now,
+    });
+  }
+
+  private dispatch(agentId: string, wakeupId: string): void {
+    // The machine is mid-transition when it calls this; the pipeline's answer arrives as a new event.
+    this.deps.process(wakeupId).then(
+      (outcome) => this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt),
+      (error) => {
+        this.deps.log.error({ err: error, agent_id: agentId, wakeup_id: wakeupId }, 'wakeup pipeline failed; offering the wakeup again');
+        this.ended(agentId, wakeupId, false, this.deps.clock.now() + PIPELINE_ERROR_RETRY_MS);
+      },
+    );
+  }
+
+  private ended(agentId: string, wakeupId: string, ranSession: boolean, retryAt: number | null): void {
+    if (this.stopped) return;
+    this.actors.get(agentId)?.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, at: this.deps.clock.now() });
+  }
+
+  private markDirty(agentId: string): void {
+    this.dirty.add(agentId);
+    if (!this.flushing) this.flushing = new Promise((resolve) => setImmediate(resolve)).then(() => this.flushNow());
+  }
+
+  private async flushNow(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    const entries = ids.flatMap((id) => {
+      const actor = this.actors.get(id);
+      return actor ? [{ actor_id: id, kind: SNAPSHOT_KIND, snapshot: actor.getPersistedSnapshot() }] : [];
+    });
+    try {
+      if (entries.length > 0) await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));
+    } catch (error) {
+      // Snapshots are a cache over the rows; losing one costs only a slower reconcile.
+      this.deps.log.warn({ err: error }, 'could not store actor snapshots');
+    } finally {
+      this.flushing = null;
+    }
+  }
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const list = groups.get(key(item)) ?? [];
+    list.push(item);
+    groups.set(key(item), list);
+  }
+  return groups;
+}

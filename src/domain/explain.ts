@@ -1,0 +1,81 @@
+/**
+ * "Why did (or didn't) my agent wake?" in one sentence, from the wakeup row, the live actor
+ * and the activity that explains its last decision.
+ */
+import type { Wakeup } from './types.js';
+
+export interface ExplainInput {
+  wakeup: Wakeup;
+  agentName: string;
+  agentStatus: string;
+  actor: { state: string; running: number; max_concurrent_sessions: number; cooldown_until: string | null } | null;
+  /** The latest activity message about this wakeup, if any. */
+  lastDecision: string | null;
+  /** Who holds the task now, for reassignment. */
+  assigneeName: string | null;
+  coalescedIntoId: string | null;
+  now: number;
+}
+
+const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+
+const CANCEL_SENTENCES: Record<string, (i: ExplainInput) => string> = {
+  assignee_changed: (i) => `cancelled: task was reassigned${i.assigneeName ? ` to ${i.assigneeName}` : ''}`,
+  task_terminal: () => 'cancelled: task is already finished (done, cancelled or archived)',
+  task_not_found: () => 'cancelled: the task no longer exists',
+  review_participant_changed: () => 'cancelled: the agent is no longer a reviewer of the task',
+  retry_stale_assignee: (i) => `cancelled: retry dropped because the task was reassigned${i.assigneeName ? ` to ${i.assigneeName}` : ''}`,
+  retry_task_cancelled: () => 'cancelled: retry dropped because the task was cancelled',
+};
+
+const SKIP_SENTENCES: Record<string, string> = {
+  no_actionable_tasks: 'skipped: no actionable tasks',
+  checkout_conflict: 'skipped: another agent holds the task',
+  budget_exceeded: 'skipped: budget exceeded; agent paused',
+  blocked: 'skipped: the task is blocked; it wakes again when its blockers resolve',
+  agent_paused: 'finished with no run: agent is paused',
+  agent_stopped: 'finished with no run: agent is stopped',
+  agent_deleted: 'finished with no run: agent was deleted',
+  cap_reached: 'skipped: a concurrency cap was reached',
+};
+
+export function explainWakeup(input: ExplainInput): string {
+  const w = input.wakeup;
+  switch (w.status) {
+    case 'queued':
+      return explainQueued(input);
+    case 'claimed':
+      return `running: claimed at ${hhmmss(w.claimed_at ?? w.requested_at)}${w.run_id ? ` as run ${w.run_id}` : ''}`;
+    case 'scheduled_retry':
+      return `waiting to retry: attempt ${w.retry_count + 1} at ${new Date(w.scheduled_retry_at ?? 0).toISOString()}${w.error ? ` after: ${firstLine(w.error)}` : ''}`;
+    case 'coalesced':
+      return w.run_id
+        ? `coalesced: merged into run ${w.run_id}, which had not started yet`
+        : `coalesced: merged into wakeup ${input.coalescedIntoId} inside the coalescing window`;
+    case 'cancelled':
+      return (CANCEL_SENTENCES[w.cancel_reason ?? ''] ?? (() => `cancelled: ${w.cancel_reason ?? 'no reason recorded'}`))(input);
+    case 'skipped':
+    case 'finished':
+      if (w.skip_reason) return SKIP_SENTENCES[w.skip_reason] ?? `${w.status}: ${w.skip_reason}`;
+      return `finished: run ${w.run_id ?? '(none)'} completed${w.recovered ? ' (recovered by the sweep)' : ''}`;
+    case 'failed':
+      return `failed after ${w.retry_count} retries: ${firstLine(w.error ?? input.lastDecision ?? 'unknown error')}`;
+  }
+}
+
+function explainQueued(input: ExplainInput): string {
+  const { wakeup: w, actor } = input;
+  if (input.agentStatus === 'paused' || input.agentStatus === 'stopped') {
+    return `queued: agent is ${input.agentStatus}; it will end with no run when claimed`;
+  }
+  if (w.available_at > input.now) return `queued: held until ${hhmmss(w.available_at)} (coalescing window or delay)`;
+  if (actor?.cooldown_until) return `queued: cooling down until ${actor.cooldown_until.slice(11, 19)}`;
+  if (actor && actor.running >= actor.max_concurrent_sessions) {
+    return `queued: agent at capacity (${actor.running}/${actor.max_concurrent_sessions}) since ${hhmmss(w.requested_at)}`;
+  }
+  return `queued: waiting for ${input.agentName} to claim it (requested ${hhmmss(w.requested_at)})`;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim())?.trim().slice(0, 300) ?? text.slice(0, 300);
+}

@@ -1,0 +1,30 @@
+import { createStore } from '@xstate/store';
+
+export type FeedItem =
+  | { kind: 'actor'; agent_id: string; view: Record<string, unknown> }
+  | { kind: 'wakeup'; wakeup_id: string; agent_id: string; status: string }
+  | { kind: 'run'; run_id: string; agent_id: string; status: string }
+  | { kind: 'routine'; routine_id: string };
+
+/**
+ * The live read model behind the dashboard's stream: the latest view of every agent actor, and a
+ * typed `changed` event for each change, so a page updates without reloading.
+ */
+export function createLiveFeed() {
+  return createStore({
+    context: { agents: {} as Record<string, Record<string, unknown>>, sequence: 0 },
+    emits: {
+      changed: (_: { item: FeedItem; sequence: number }) => {},
+    },
+    on: {
+      publish: (context, event: { item: FeedItem }, enqueue) => {
+        const sequence = context.sequence + 1;
+        enqueue.emit.changed({ item: event.item, sequence });
+        const agents = event.item.kind === 'actor' ? { ...context.agents, [event.item.agent_id]: event.item.view } : context.agents;
+        return { agents, sequence };
+      },
+    },
+  });
+}
+
+export type LiveFeed = ReturnType<typeof createLiveFeed>;

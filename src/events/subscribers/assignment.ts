@@ -1,0 +1,20 @@
+import { taskAssignedKey } from '../../domain/idempotency.js';
+import type { EventOf } from '../types.js';
+import type { SubscriberDeps } from './context.js';
+
+/** Setting or changing a task's assignee wakes the new assignee: the spec's first scenario. */
+export function onTaskAssigned(deps: SubscriberDeps) {
+  return async (event: EventOf<'task.assigned'>) => {
+    const agentId = event.payload.agent_id;
+    if (!agentId) return;
+    await deps.store.transaction((tx) =>
+      deps.wakeups.enqueue(tx, {
+        agent_id: agentId,
+        source: 'task_assigned',
+        reason: event.payload.previous_agent_id ? 'task reassigned' : 'task assigned',
+        payload: { task_id: event.payload.task_id },
+        idempotency_key: taskAssignedKey(event.payload.task_id, event.at),
+      }, deps.clock.now()),
+    );
+  };
+}

@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../machines/clock.js';
+import type { Store, Tx } from '../../persistence/store.js';
+import type { EnqueueRequest, WakeupService } from '../../services/wakeups.js';
+
+/** What a subscriber may use: it turns a committed event into wakeups, in its own transaction. */
+export interface SubscriberDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  wakeups: WakeupService;
+}
+
+export async function enqueueAll(deps: SubscriberDeps, tx: Tx, requests: EnqueueRequest[]): Promise<void> {
+  const now = deps.clock.now();
+  for (const request of requests) await deps.wakeups.enqueue(tx, request, now);
+}

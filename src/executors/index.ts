@@ -1,0 +1,35 @@
+import type { ExecutorSpec } from '../domain/executors.js';
+import { commandExecutor } from './command.js';
+import { functionExecutor } from './function.js';
+import { httpExecutor } from './http.js';
+import type { AgentFunction, LaunchRequest, LaunchResult } from './types.js';
+
+export type { AgentFunction, Executor, LaunchRequest, LaunchResult } from './types.js';
+export { commandExecutor } from './command.js';
+export { functionExecutor } from './function.js';
+export { httpExecutor } from './http.js';
+
+export interface Executors {
+  launch(spec: ExecutorSpec, request: LaunchRequest): Promise<LaunchResult>;
+}
+
+/** One entry point for every executor kind; `functions` backs the in-process `function` kind. */
+export function createExecutors(functions: Map<string, AgentFunction>): Executors {
+  const fnExecutor = functionExecutor(functions);
+  return {
+    launch(spec, request) {
+      switch (spec.kind) {
+        case 'command':
+          return commandExecutor.launch(spec, request);
+        case 'http':
+          return httpExecutor.launch(spec, request);
+        case 'function':
+          return fnExecutor.launch(spec, request);
+        default: {
+          const unreachable: never = spec;
+          throw new Error(`unknown executor kind: ${JSON.stringify(unreachable)}`);
+        }
+      }
+    },
+  };
+}

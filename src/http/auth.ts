@@ -1,0 +1,59 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hashRunToken } from '../actors/prepare.js';
+import type { Store } from '../persistence/store.js';
+import { ServiceError, forbidden } from '../services/errors.js';
+
+export type Principal =
+  | { kind: 'user' }
+  | { kind: 'agent'; agentId: string; workspaceId: string; runId: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Routes an agent may call with its run token; every other route answers 403 to one. */
+    agentAllowed?: boolean;
+  }
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : '';
+}
+
+/**
+ * /api/office/* takes the API token (a person) or a run token (an agent, while its run runs).
+ * A run token is valid only while its run is running; afterwards it is a 401 like any bad token.
+ */
+export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/office/')) return;
+    const bearer = bearerOf(request);
+    if (bearer !== null && apiToken && constantTimeEqual(bearer, apiToken)) {
+      request.principal = { kind: 'user' };
+      return;
+    }
+    if (bearer) {
+      const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
+      if (run && run.status === 'running') {
+        request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
+        if (!request.routeOptions.config?.agentAllowed) throw forbidden('a run token may only comment, move its own tasks, create subtasks and wake its own agent');
+        return;
+      }
+      throw new ServiceError('unauthorized', 'invalid or expired bearer token');
+    }
+    if (apiToken) throw new ServiceError('unauthorized', 'missing bearer token: set Authorization: Bearer <OFFICE_API_TOKEN>');
+    request.principal = { kind: 'user' };
+  });
+}

@@ -1,0 +1,24 @@
+import type { Supervisor } from '../actors/supervisor.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../machines/clock.js';
+import type { Store } from '../persistence/store.js';
+import type { OrgService } from '../services/org.js';
+import type { TaskService } from '../services/tasks.js';
+import type { WakeupService } from '../services/wakeups.js';
+import type { RoutineService } from '../routines/service.js';
+import type { LiveFeed } from '../events/liveFeed.js';
+
+/** What the routes call. Routes stay thin: they validate, call a service, and shape the answer. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  org: OrgService;
+  tasks: TaskService;
+  wakeups: WakeupService;
+  routines: RoutineService;
+  supervisor: Supervisor;
+  feed: LiveFeed;
+  isReady: () => boolean;
+  metrics: () => Promise<string>;
+}

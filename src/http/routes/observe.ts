@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { explainWakeup } from '../../domain/explain.js';
+import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
+import type { Wakeup } from '../../domain/types.js';
+import type { Tx } from '../../persistence/store.js';
+import type { AppContext } from '../context.js';
+import { toApi } from '../serialize.js';
+import { throwNotFound } from './org.js';
+
+const IdParams = z.strictObject({ id: Id });
+
+/** Wakeups, runs, activity and the inbox: the read side that answers "why?". */
+export function observeRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.get('/api/office/wakeups', { schema: { querystring: WakeupListQuery } }, async (req) =>
+      ctx.store.read(async (tx) => {
+        const wakeups = await tx.wakeups.list(req.query as never);
+        return Promise.all(wakeups.map(async (w) => ({ ...(toApi(w) as object), explain: await explain(ctx, tx, w) })));
+      }));
+    r.get('/api/office/wakeups/:id', { schema: { params: IdParams } }, async (req) =>
+      ctx.store.read(async (tx) => {
+        const wakeup = await tx.wakeups.get(req.params.id) ?? throwNotFound('wakeup', req.params.id);
+        const activity = await tx.activity.list({ wakeup_id: wakeup.id, limit: 50 });
+        return { ...(toApi(wakeup) as object), explain: await explain(ctx, tx, wakeup), activity: toApi(activity) };
+      }));
+
+    r.get('/api/office/runs', { schema: { querystring: RunListQuery } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
+    r.get('/api/office/runs/:id', { schema: { params: IdParams } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
+
+    r.get('/api/office/activity', { schema: { querystring: ActivityQuery } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
+    r.get('/api/office/inbox', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
+  };
+}
+
+async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup): Promise<string> {
+  const agent = await tx.agents.get(wakeup.agent_id);
+  const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
+  const assignee = task?.assignee_agent_instance_id ? await tx.agents.get(task.assignee_agent_instance_id) : undefined;
+  const [latest] = await tx.activity.list({ wakeup_id: wakeup.id, limit: 1 });
+  return explainWakeup({
+    wakeup,
+    agentName: agent?.name ?? wakeup.agent_id,
+    agentStatus: agent?.status ?? 'deleted',
+    actor: ctx.supervisor.view(wakeup.agent_id),
+    lastDecision: latest?.message ?? null,
+    assigneeName: assignee?.name ?? null,
+    coalescedIntoId: wakeup.coalesced_into_id,
+    now: ctx.clock.now(),
+  });
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, Id, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody,
+  WakeAgentBody, WorkspaceQuery,
+} from '../../domain/schemas.js';
+import { forbidden, notFound } from '../../services/errors.js';
+import { selfWakeKey } from '../../domain/idempotency.js';
+import type { AppContext } from '../context.js';
+import { toApi } from '../serialize.js';
+
+const IdParams = z.strictObject({ id: Id });
+
+export function orgRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.post('/api/office/workspaces', { schema: { body: CreateWorkspaceBody } }, async (req, reply) =>
+      reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
+    r.get('/api/office/workspaces', async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+    r.get('/api/office/workspaces/:id', { schema: { params: IdParams } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.workspaces.get(req.params.id)) ?? throwNotFound('workspace', req.params.id)));
+    r.patch('/api/office/workspaces/:id', { schema: { params: IdParams, body: PatchWorkspaceBody } }, async (req) =>
+      toApi(await ctx.org.updateWorkspace(req.params.id, req.body)));
+
+    r.post('/api/office/projects', { schema: { body: CreateProjectBody } }, async (req, reply) =>
+      reply.code(201).send(toApi(await ctx.org.createProject(req.body))));
+    r.get('/api/office/projects', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.projects.list(req.query.workspace_id))));
+    r.get('/api/office/projects/:id', { schema: { params: IdParams } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.projects.get(req.params.id)) ?? throwNotFound('project', req.params.id)));
+    r.patch('/api/office/projects/:id', { schema: { params: IdParams, body: PatchProjectBody } }, async (req) =>
+      toApi(await ctx.org.updateProject(req.params.id, req.body)));
+
+    r.post('/api/office/agents', { schema: { body: CreateAgentBody } }, async (req, reply) =>
+      reply.code(201).send(agentView(ctx, await ctx.org.createAgent(req.body))));
+    r.get('/api/office/agents', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+      (await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))).map((agent) => agentView(ctx, agent)));
+    r.get('/api/office/agents/:id', { schema: { params: IdParams } }, async (req) => {
+      const agent = await ctx.store.read((tx) => tx.agents.get(req.params.id));
+      if (!agent || agent.deleted_at !== null) throw notFound('agent', req.params.id);
+      return agentView(ctx, agent);
+    });
+    r.patch('/api/office/agents/:id', { schema: { params: IdParams, body: PatchAgentBody } }, async (req) =>
+      agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
+    r.delete('/api/office/agents/:id', { schema: { params: IdParams } }, async (req, reply) => {
+      await ctx.org.deleteAgent(req.params.id);
+      return reply.code(204).send();
+    });
+    r.post('/api/office/agents/:id/wake', { schema: { params: IdParams, body: WakeAgentBody }, config: { agentAllowed: true } }, async (req, reply) => {
+      const outcome = req.principal.kind === 'agent'
+        ? await selfWake(ctx, req.principal, req.params.id, req.body)
+        : await ctx.org.wake(req.params.id, req.body);
+      return reply.code(202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
+    });
+    r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.summaries.listForAgent(req.params.id))));
+  };
+}
+
+/** An agent may wake only itself, and its wake is a `self` wakeup, not a person's. */
+async function selfWake(ctx: AppContext, principal: { agentId: string; runId: string }, agentId: string, body: z.output<typeof WakeAgentBody>) {
+  if (principal.agentId !== agentId) throw forbidden('a run token may only wake its own agent');
+  return ctx.store.transaction((tx) => ctx.wakeups.enqueue(tx, {
+    agent_id: agentId, source: 'self', reason: body.reason ?? 'self wake',
+    payload: { reason: body.reason ?? 'self wake', ...(body.context ? { payload: body.context } : {}) },
+    idempotency_key: selfWakeKey(principal.runId, ctx.clock.now()),
+  }, ctx.clock.now()));
+}
+
+export function agentView(ctx: AppContext, agent: import('../../domain/types.js').Agent) {
+  return { ...(toApi(agent) as object), actor: ctx.supervisor.view(agent.id) };
+}
+
+export function throwNotFound(resource: string, id: string): never {
+  throw notFound(resource, id);
+}

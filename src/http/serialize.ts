@@ -1,0 +1,15 @@
+/**
+ * Times are epoch milliseconds inside and ISO-8601 UTC strings on the wire. Every field whose
+ * name ends in `_at` (and `scheduled_for`) is converted on the way out, recursively.
+ */
+const TIME_FIELD = /(_at|^scheduled_for)$/;
+
+export function toApi<T>(value: T): unknown {
+  if (Array.isArray(value)) return value.map((item) => toApi(item));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = TIME_FIELD.test(key) && typeof field === 'number' ? new Date(field).toISOString() : toApi(field);
+  }
+  return out;
+}

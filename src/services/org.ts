@@ -1,0 +1,175 @@
+/** Workspaces, projects and agents: the org the scheduler reads. */
+import type { z } from 'zod';
+import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody, WakeAgentBody } from '../domain/schemas.js';
+import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
+import type { Tx } from '../persistence/store.js';
+import type { ServiceDeps } from './deps.js';
+import { invalid, notFound } from './errors.js';
+import { newId } from './ids.js';
+import type { EnqueueOutcome, WakeupService } from './wakeups.js';
+
+/** The spec's idle-skip defaults: coordinators survey on their own, so their wakes always proceed. */
+export const SKIP_IDLE_WAKEUPS_BY_ROLE: Record<AgentRole, boolean> = {
+  worker: true,
+  specialist: true,
+  assistant: true,
+  ceo: false,
+  coordinator: false,
+};
+
+export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role === 'coordinator';
+
+/** Installs the coordinator heartbeat routine; provided by the routine service. */
+export interface CoordinatorRoutineInstaller {
+  installHeartbeat(tx: Tx, agent: Agent, now: number): Promise<void>;
+}
+
+export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
+  const workspace = await tx.workspaces.get(id);
+  if (!workspace) throw Object.assign(notFound('workspace', id), { details: [{ path: field, message: 'not found' }] });
+  return workspace;
+}
+
+/** An id in a body must exist and belong to the same workspace: cross-workspace dispatch is impossible by construction. */
+export async function requireAgentIn(tx: Tx, workspaceId: string, agentId: string, field: string): Promise<Agent> {
+  const agent = await tx.agents.get(agentId);
+  if (!agent || agent.deleted_at !== null) throw Object.assign(notFound('agent', agentId), { details: [{ path: field, message: 'not found' }] });
+  if (agent.workspace_id !== workspaceId) throw invalid(field, `agent '${agentId}' belongs to another workspace`);
+  return agent;
+}
+
+export async function requireProjectIn(tx: Tx, workspaceId: string, projectId: string, field: string): Promise<Project> {
+  const project = await tx.projects.get(projectId);
+  if (!project) throw Object.assign(notFound('project', projectId), { details: [{ path: field, message: 'not found' }] });
+  if (project.workspace_id !== workspaceId) throw invalid(field, `project '${projectId}' belongs to another workspace`);
+  return project;
+}
+
+export class OrgService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly wakeups: WakeupService,
+    private readonly heartbeat: CoordinatorRoutineInstaller,
+    private readonly agentChanged: (agent: Agent) => void,
+  ) {}
+
+  createWorkspace(body: z.output<typeof CreateWorkspaceBody>): Promise<Workspace> {
+    return this.deps.store.transaction(async (tx) => {
+      const now = this.deps.clock.now();
+      const workspace: Workspace = {
+        id: newId('ws'),
+        name: body.name,
+        timezone: body.timezone ?? 'UTC',
+        recovery_lookback_hours: body.recovery_lookback_hours ?? 24,
+        default_executor: body.default_executor ?? null,
+        created_at: now,
+        updated_at: now,
+      };
+      await tx.workspaces.insert(workspace);
+      return workspace;
+    });
+  }
+
+  updateWorkspace(id: string, body: z.output<typeof PatchWorkspaceBody>): Promise<Workspace> {
+    return this.deps.store.transaction(async (tx) => {
+      await requireWorkspace(tx, id);
+      await tx.workspaces.update(id, { ...body, updated_at: this.deps.clock.now() });
+      return (await tx.workspaces.get(id))!;
+    });
+  }
+
+  createProject(body: z.output<typeof CreateProjectBody>): Promise<Project> {
+    return this.deps.store.transaction(async (tx) => {
+      await requireWorkspace(tx, body.workspace_id);
+      const now = this.deps.clock.now();
+      const project: Project = { id: newId('prj'), workspace_id: body.workspace_id, name: body.name, default_executor: body.default_executor ?? null, created_at: now, updated_at: now };
+      await tx.projects.insert(project);
+      return project;
+    });
+  }
+
+  updateProject(id: string, body: z.output<typeof PatchProjectBody>): Promise<Project> {
+    return this.deps.store.transaction(async (tx) => {
+      if (!(await tx.projects.get(id))) throw notFound('project', id);
+      await tx.projects.update(id, { ...body, updated_at: this.deps.clock.now() });
+      return (await tx.projects.get(id))!;
+    });
+  }
+
+  async createAgent(body: z.output<typeof CreateAgentBody>): Promise<Agent> {
+    const agent = await this.deps.store.transaction(async (tx) => {
+      await requireWorkspace(tx, body.workspace_id);
+      const now = this.deps.clock.now();
+      const agent: Agent = {
+        id: newId('agt'),
+        workspace_id: body.workspace_id,
+        name: body.name,
+        role: body.role,
+        status: 'idle',
+        paused_reason: null,
+        skip_idle_wakeups: body.skip_idle_wakeups ?? SKIP_IDLE_WAKEUPS_BY_ROLE[body.role],
+        max_concurrent_sessions: body.max_concurrent_sessions ?? 1,
+        cooldown_sec: body.cooldown_sec ?? 10,
+        last_wakeup_finished_at: null,
+        executor: body.executor ?? null,
+        daily_run_cap: body.daily_run_cap ?? null,
+        daily_cost_cap_usd: body.daily_cost_cap_usd ?? null,
+        max_concurrent_routine_runs: body.max_concurrent_routine_runs ?? null,
+        warnings: [],
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await tx.agents.insert(agent);
+      tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
+      if (isCoordinatorRole(agent.role)) await this.heartbeat.installHeartbeat(tx, agent, now);
+      return (await tx.agents.get(agent.id))!;
+    });
+    this.agentChanged(agent);
+    return agent;
+  }
+
+  async updateAgent(id: string, body: z.output<typeof PatchAgentBody>): Promise<Agent> {
+    const agent = await this.deps.store.transaction(async (tx) => {
+      const existing = await tx.agents.get(id);
+      if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
+      const resuming = body.status === 'idle' && (existing.status === 'paused' || existing.status === 'stopped');
+      await tx.agents.update(id, {
+        ...body,
+        ...(resuming ? { paused_reason: null } : {}),
+        ...(body.status === 'paused' && !existing.paused_reason ? { paused_reason: 'paused by a person' } : {}),
+        updated_at: this.deps.clock.now(),
+      });
+      tx.emit('agent.updated', { agent_id: id });
+      return (await tx.agents.get(id))!;
+    });
+    this.agentChanged(agent);
+    return agent;
+  }
+
+  async deleteAgent(id: string): Promise<void> {
+    const agent = await this.deps.store.transaction(async (tx) => {
+      const existing = await tx.agents.get(id);
+      if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
+      const now = this.deps.clock.now();
+      // Soft delete: runs and wakeups keep pointing at the agent for the record.
+      await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
+      tx.emit('agent.deleted', { agent_id: id });
+      return (await tx.agents.get(id))!;
+    });
+    this.agentChanged(agent);
+  }
+
+  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId = 'user'): Promise<EnqueueOutcome> {
+    return this.deps.store.transaction(async (tx) => {
+      const agent = await tx.agents.get(agentId);
+      if (!agent || agent.deleted_at !== null) throw notFound('agent', agentId);
+      return this.wakeups.enqueue(tx, {
+        agent_id: agentId,
+        source: 'user',
+        reason: body.reason ?? 'woken by a person',
+        payload: { user_id: userId, ...(body.reason ? { reason: body.reason } : {}), ...(body.context ? { context: body.context } : {}) },
+      }, this.deps.clock.now());
+    });
+  }
+}

@@ -1,0 +1,235 @@
+/** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
+import type { z } from 'zod';
+import type { CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
+import type { Tx } from '../persistence/store.js';
+import { recordDecision } from './activity.js';
+import type { ServiceDeps, WakeupNotifier } from './deps.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { newId } from './ids.js';
+import { requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+
+export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null };
+
+export class TaskService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly notifier: WakeupNotifier,
+  ) {}
+
+  createTask(body: z.output<typeof CreateTaskBody>, by: Actor = { type: 'user', id: null }): Promise<Task> {
+    return this.deps.store.transaction((tx) => this.createTaskIn(tx, body, by));
+  }
+
+  async createTaskIn(tx: Tx, body: z.output<typeof CreateTaskBody>, by: Actor, extra: Partial<Task> = {}): Promise<Task> {
+    await requireWorkspace(tx, body.workspace_id);
+    const ws = body.workspace_id;
+    if (body.assignee_agent_instance_id) await requireAgentIn(tx, ws, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+    if (body.project_id) await requireProjectIn(tx, ws, body.project_id, 'project_id');
+    if (body.parent_id) await requireTaskIn(tx, ws, body.parent_id, 'parent_id');
+    for (const [i, id] of (body.blocked_by ?? []).entries()) await requireTaskIn(tx, ws, id, `blocked_by.${i}`);
+    for (const [i, id] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, id, `reviewers.${i}`);
+    const now = this.deps.clock.now();
+    const task: Task = {
+      id: newId('tsk'),
+      workspace_id: ws,
+      project_id: body.project_id ?? null,
+      parent_id: body.parent_id ?? null,
+      title: body.title,
+      description: body.description ?? '',
+      state: 'TODO',
+      assignee_agent_instance_id: body.assignee_agent_instance_id ?? null,
+      requires_approval: body.requires_approval ?? false,
+      executor: body.executor ?? null,
+      workflow: 'office',
+      origin: by.type === 'agent' ? 'agent' : 'user',
+      origin_id: by.id,
+      checkout_agent_id: null,
+      checkout_wakeup_id: null,
+      checkout_at: null,
+      archived_at: null,
+      completed_at: null,
+      created_at: now,
+      updated_at: now,
+      blocked_by: body.blocked_by ?? [],
+      reviewers: body.reviewers ?? [],
+      ...extra,
+    };
+    await tx.tasks.insert(task);
+    tx.emit('task.created', { task_id: task.id, workspace_id: ws });
+    if (task.assignee_agent_instance_id) {
+      tx.emit('task.assigned', { task_id: task.id, workspace_id: ws, agent_id: task.assignee_agent_instance_id, previous_agent_id: null });
+    }
+    return task;
+  }
+
+  updateTask(id: string, body: z.output<typeof PatchTaskBody>): Promise<Task> {
+    return this.deps.store.transaction(async (tx) => {
+      const task = await tx.tasks.get(id);
+      if (!task) throw notFound('task', id);
+      const ws = task.workspace_id;
+      const reassigned = body.assignee_agent_instance_id !== undefined && body.assignee_agent_instance_id !== task.assignee_agent_instance_id;
+      if (body.assignee_agent_instance_id) await requireAgentIn(tx, ws, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+      for (const [i, blocker] of (body.blocked_by ?? []).entries()) {
+        await requireTaskIn(tx, ws, blocker, `blocked_by.${i}`);
+        if (blocker === id) throw invalid(`blocked_by.${i}`, 'a task cannot block itself');
+      }
+      for (const [i, reviewer] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, reviewer, `reviewers.${i}`);
+      const now = this.deps.clock.now();
+      const { blocked_by, reviewers, ...fields } = body;
+      await tx.tasks.update(id, { ...fields, updated_at: now });
+      if (blocked_by) await tx.tasks.setBlockers(id, blocked_by);
+      if (reviewers) await tx.tasks.setReviewers(id, reviewers);
+      if (reassigned) {
+        await this.cancelRetriesOfPreviousAssignee(tx, task, now);
+        tx.emit('task.assigned', { task_id: id, workspace_id: ws, agent_id: body.assignee_agent_instance_id ?? null, previous_agent_id: task.assignee_agent_instance_id });
+      }
+      return (await tx.tasks.get(id))!;
+    });
+  }
+
+  /** A reassignment cancels the previous assignee's pending retries at once, not at promotion. */
+  private async cancelRetriesOfPreviousAssignee(tx: Tx, task: Task, now: number) {
+    if (!task.assignee_agent_instance_id) return;
+    for (const retry of await tx.wakeups.pendingRetriesFor(task.id, task.assignee_agent_instance_id)) {
+      await tx.wakeups.update(retry.id, { status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now });
+      await tx.tasks.releaseCheckout(task.id, retry.id);
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,
+        wakeup_id: retry.id, message: 'retry cancelled: the task was reassigned',
+        details: { reason: 'retry_stale_assignee', task_id: task.id, old_agent: retry.agent_id },
+      }, now);
+      tx.afterCommit(() => this.notifier.wakeupWithdrawn(retry.agent_id, retry.id));
+    }
+  }
+
+  moveTask(id: string, state: TaskState, by: Actor, note?: string | null): Promise<Task> {
+    return this.deps.store.transaction((tx) => this.moveTaskIn(tx, id, state, by, note ?? null));
+  }
+
+  /**
+   * The kanban move. A `requires_approval` task moved to DONE goes to IN_REVIEW with an approval
+   * and an inbox item instead; only resolving that approval moves it on.
+   */
+  async moveTaskIn(tx: Tx, id: string, state: TaskState, by: Actor, note: string | null, bypassApproval = false): Promise<Task> {
+    const task = await tx.tasks.get(id);
+    if (!task) throw notFound('task', id);
+    const now = this.deps.clock.now();
+    let target = state;
+    if (state === 'DONE' && task.requires_approval && !bypassApproval) {
+      target = 'IN_REVIEW';
+      await this.requestApproval(tx, task, by, now);
+    }
+    if (target === task.state) return task;
+    await tx.tasks.update(id, {
+      state: target,
+      updated_at: now,
+      ...(target === 'DONE' || target === 'CANCELLED' ? { completed_at: now } : {}),
+      ...(target === 'ARCHIVED' ? { archived_at: now } : {}),
+    });
+    tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by, note });
+    return (await tx.tasks.get(id))!;
+  }
+
+  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number) {
+    if (await tx.approvals.pendingForTask(task.id)) return;
+    const requester = by.type === 'agent' && by.id ? by.id : task.assignee_agent_instance_id;
+    if (!requester) throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
+    const approval: Approval = {
+      id: newId('apr'), workspace_id: task.workspace_id, task_id: task.id, requested_by_agent_id: requester,
+      title: `Approve: ${task.title}`, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
+    };
+    await tx.approvals.insert(approval);
+    await tx.inbox.insert({
+      id: newId('inb'), workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
+      body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
+      status: 'open', created_at: now,
+    });
+    tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
+  }
+
+  createComment(taskId: string, body: z.output<typeof CreateCommentBody>): Promise<Comment> {
+    return this.deps.store.transaction((tx) => this.createCommentIn(tx, taskId, body));
+  }
+
+  async createCommentIn(tx: Tx, taskId: string, body: z.output<typeof CreateCommentBody>): Promise<Comment> {
+    const task = await tx.tasks.get(taskId);
+    if (!task) throw notFound('task', taskId);
+    if (body.author_type === 'agent') await requireAgentIn(tx, task.workspace_id, body.author_id, 'author_id');
+    const comment: Comment = {
+      id: newId('cmt'), workspace_id: task.workspace_id, task_id: taskId, author_type: body.author_type,
+      author_id: body.author_id, body: body.body, created_at: this.deps.clock.now(),
+    };
+    await tx.comments.insert(comment);
+    tx.emit('comment.created', { comment_id: comment.id, task_id: taskId, author_type: comment.author_type, author_id: comment.author_id });
+    return comment;
+  }
+
+  createApproval(body: z.output<typeof CreateApprovalBody>): Promise<Approval> {
+    return this.deps.store.transaction(async (tx) => {
+      const requester = await tx.agents.get(body.requested_by_agent_id);
+      if (!requester || requester.deleted_at !== null) {
+        throw Object.assign(notFound('agent', body.requested_by_agent_id), { details: [{ path: 'requested_by_agent_id', message: 'not found' }] });
+      }
+      if (body.task_id) await requireTaskIn(tx, requester.workspace_id, body.task_id, 'task_id');
+      const now = this.deps.clock.now();
+      const approval: Approval = {
+        id: newId('apr'), workspace_id: requester.workspace_id, task_id: body.task_id ?? null,
+        requested_by_agent_id: requester.id, title: body.title, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
+      };
+      await tx.approvals.insert(approval);
+      await tx.inbox.insert({
+        id: newId('inb'), workspace_id: approval.workspace_id, kind: 'approval', title: approval.title, body: '',
+        agent_id: requester.id, task_id: approval.task_id, ref_id: approval.id, status: 'open', created_at: now,
+      });
+      tx.emit('approval.created', { approval_id: approval.id, task_id: approval.task_id, requested_by_agent_id: requester.id });
+      return approval;
+    });
+  }
+
+  /** Approving moves an in-review task to DONE; rejecting sends it back to IN_PROGRESS. */
+  resolveApproval(id: string, status: 'approved' | 'rejected', note: string | null): Promise<Approval> {
+    return this.deps.store.transaction(async (tx) => {
+      const approval = await tx.approvals.get(id);
+      if (!approval) throw notFound('approval', id);
+      const now = this.deps.clock.now();
+      if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
+      tx.emit('approval.resolved', {
+        approval_id: id, task_id: approval.task_id, requested_by_agent_id: approval.requested_by_agent_id, status, decision_note: note,
+      });
+      const task = approval.task_id ? await tx.tasks.get(approval.task_id) : undefined;
+      if (task && task.state === 'IN_REVIEW') {
+        await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', { type: 'user', id: null }, note, true);
+      }
+      return (await tx.approvals.get(id))!;
+    });
+  }
+
+  createBudget(body: z.output<typeof CreateBudgetBody>): Promise<Budget> {
+    return this.deps.store.transaction(async (tx) => {
+      const workspaceId = await workspaceOfScope(tx, body.scope, body.scope_id);
+      const budget: Budget = {
+        id: newId('bdg'), workspace_id: workspaceId, scope: body.scope, scope_id: body.scope_id, limit_usd: body.limit_usd,
+        period: body.period, action_on_exceed: body.action_on_exceed, alert_threshold_pct: body.alert_threshold_pct ?? null,
+        created_at: this.deps.clock.now(),
+      };
+      await tx.budgets.insert(budget);
+      return budget;
+    });
+  }
+}
+
+async function requireTaskIn(tx: Tx, workspaceId: string, taskId: string, field: string): Promise<Task> {
+  const task = await tx.tasks.get(taskId);
+  if (!task) throw Object.assign(notFound('task', taskId), { details: [{ path: field, message: 'not found' }] });
+  if (task.workspace_id !== workspaceId) throw invalid(field, `task '${taskId}' belongs to another workspace`);
+  return task;
+}
+
+async function workspaceOfScope(tx: Tx, scope: Budget['scope'], scopeId: string): Promise<string> {
+  const owner = scope === 'workspace' ? await tx.workspaces.get(scopeId)
+    : scope === 'project' ? await tx.projects.get(scopeId)
+      : await tx.agents.get(scopeId);
+  if (!owner) throw Object.assign(notFound(scope, scopeId), { details: [{ path: 'scope_id', message: 'not found' }] });
+  return 'workspace_id' in owner ? owner.workspace_id : owner.id;
+}

@@ -1,0 +1,168 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
+import type { Wakeup } from '../domain/types.js';
+import type { Tx } from '../persistence/store.js';
+import { recordDecision } from './activity.js';
+import type { WakeupNotifier } from './deps.js';
+import { notFound } from './errors.js';
+import { newId } from './ids.js';
+
+export interface EnqueueRequest {
+  agent_id: string;
+  source: WakeupSource;
+  reason?: string;
+  payload: unknown;
+  idempotency_key?: string | null;
+  /** Not before this time (a delayed self-wake, a deferral to the next day). */
+  not_before?: number;
+  routine_run_id?: string | null;
+  recovered?: boolean;
+}
+
+export type EnqueueOutcome =
+  | { kind: 'queued'; wakeup: Wakeup }
+  | { kind: 'duplicate'; wakeup: Wakeup }
+  /** Merged into a queued wakeup of the same source inside the coalescing window. */
+  | { kind: 'coalesced'; wakeup: Wakeup; into: Wakeup }
+  /** Merged into a run that has not started yet (claim-time merge). */
+  | { kind: 'merged_into_run'; wakeup: Wakeup; into: Wakeup };
+
+/** One entry per request folded into a wakeup: merged, never overwritten. */
+export interface WakeContext {
+  wakes: { wakeup_id: string; source: string; reason: string; payload: Record<string, unknown>; requested_at: string }[];
+  [key: string]: unknown;
+}
+
+/**
+ * Persists wakeup requests: idempotency, the coalescing window and the claim-time merge, all in
+ * the caller's transaction. The agent actor hears about a queued wakeup only after commit.
+ */
+export class WakeupService {
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+    private readonly notifier: WakeupNotifier,
+  ) {}
+
+  async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
+    const payload = parseWakeupPayload(request.source, request.payload);
+    const agent = await tx.agents.get(request.agent_id);
+    if (!agent || agent.deleted_at !== null) throw notFound('agent', request.agent_id);
+
+    const key = request.idempotency_key ?? null;
+    if (key !== null) {
+      const existing = await tx.wakeups.findByKey(key);
+      if (existing && now - existing.requested_at < this.config.idempotencyWindowMs) {
+        return { kind: 'duplicate', wakeup: existing };
+      }
+      if (existing) await tx.wakeups.retireKey(existing.id);
+    }
+
+    const wakeup = this.newWakeup(agent.workspace_id, request, payload, key, now);
+    const merged = await this.mergeIfPossible(tx, wakeup, now);
+    if (merged) return merged;
+
+    await tx.wakeups.insert(wakeup);
+    tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
+    this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
+    return { kind: 'queued', wakeup };
+  }
+
+  private newWakeup(
+    workspaceId: string,
+    request: EnqueueRequest,
+    payload: Record<string, unknown>,
+    key: string | null,
+    now: number,
+  ): Wakeup {
+    const id = newId('wk');
+    const reason = request.reason ?? request.source;
+    const hold = HELD_FOR_COALESCING.has(request.source) ? this.config.coalesceWindowMs : 0;
+    return {
+      id,
+      workspace_id: workspaceId,
+      agent_id: request.agent_id,
+      source: request.source,
+      reason,
+      payload,
+      task_id: taskIdOf(payload),
+      status: 'queued',
+      cancel_reason: null,
+      skip_reason: null,
+      coalesced_count: 1,
+      coalesced_into_id: null,
+      idempotency_key: key,
+      retry_count: 0,
+      scheduled_retry_at: null,
+      available_at: Math.max(now + hold, request.not_before ?? 0),
+      context_snapshot: { wakes: [wakeEntry(id, request.source, reason, payload, now)] } satisfies WakeContext,
+      run_id: null,
+      routine_run_id: request.routine_run_id ?? null,
+      recovered: request.recovered ?? false,
+      error: null,
+      requested_at: now,
+      claimed_at: null,
+      finished_at: null,
+    };
+  }
+
+  private async mergeIfPossible(tx: Tx, wakeup: Wakeup, now: number): Promise<EnqueueOutcome | null> {
+    // A deferred wakeup keeps its own time; folding it into an earlier one would run it early.
+    if (wakeup.available_at > now + this.config.coalesceWindowMs) return null;
+
+    const windowTarget = await tx.wakeups.findCoalesceTarget(wakeup.agent_id, wakeup.source, now - this.config.coalesceWindowMs);
+    if (windowTarget && sameTaskScope(windowTarget, wakeup)) {
+      await this.foldInto(tx, wakeup, windowTarget, null, now);
+      return { kind: 'coalesced', wakeup: { ...wakeup, status: 'coalesced', coalesced_into_id: windowTarget.id }, into: windowTarget };
+    }
+
+    const unstarted = await tx.wakeups.findUnstartedRun(wakeup.agent_id);
+    if (unstarted && sameTaskScope(unstarted, wakeup)) {
+      await this.foldInto(tx, wakeup, unstarted, unstarted.run_id, now);
+      return { kind: 'merged_into_run', wakeup: { ...wakeup, status: 'coalesced', run_id: unstarted.run_id }, into: unstarted };
+    }
+    return null;
+  }
+
+  private async foldInto(tx: Tx, wakeup: Wakeup, target: Wakeup, runId: string | null, now: number): Promise<void> {
+    const entry = (wakeup.context_snapshot as WakeContext).wakes[0]!;
+    const context = appendWake(target.context_snapshot, entry);
+    await tx.wakeups.insert({ ...wakeup, status: 'coalesced', coalesced_into_id: target.id, run_id: runId, finished_at: now });
+    await tx.wakeups.update(target.id, { coalesced_count: target.coalesced_count + 1, context_snapshot: context });
+    if (runId) {
+      const run = await tx.runs.get(runId);
+      if (run && run.status === 'queued') await tx.runs.update(runId, { context_snapshot: appendWake(run.context_snapshot, entry) });
+    }
+    await recordDecision(tx, this.log, {
+      workspace_id: wakeup.workspace_id,
+      code: 'wakeup_coalesced',
+      agent_id: wakeup.agent_id,
+      task_id: wakeup.task_id,
+      wakeup_id: wakeup.id,
+      run_id: runId,
+      message: runId
+        ? `merged into run ${runId}, which has not started yet`
+        : `merged into queued wakeup ${target.id} (same source inside the coalescing window)`,
+      details: { into_wakeup_id: target.id, source: wakeup.source, coalesced_count: target.coalesced_count + 1 },
+    }, now);
+  }
+}
+
+/**
+ * A run about task A cannot check out or answer for task B, so a request about another task keeps
+ * its own place in line. Aggregate sources are the exception: five parents completing together are
+ * one thing for a coordinator to look at, which is the point of the coalescing window.
+ */
+function sameTaskScope(target: Wakeup, incoming: Wakeup): boolean {
+  return HELD_FOR_COALESCING.has(incoming.source) || incoming.task_id === null || incoming.task_id === target.task_id;
+}
+
+function wakeEntry(wakeupId: string, source: string, reason: string, payload: Record<string, unknown>, at: number) {
+  return { wakeup_id: wakeupId, source, reason, payload, requested_at: new Date(at).toISOString() };
+}
+
+export function appendWake(context: Record<string, unknown>, entry: WakeContext['wakes'][number]): WakeContext {
+  const wakes = Array.isArray(context.wakes) ? (context.wakes as WakeContext['wakes']) : [];
+  return { ...context, wakes: [...wakes, entry] };
+}
