@@ -53,3 +53,6 @@ export const selfWakeKey = (runId: string, index: number) => `${KEY_PREFIX.selfW
 
 export const webhookDeliveryKey = (triggerId: string, deliveryId: string) =>
   `${KEY_PREFIX.webhookDelivery}:${triggerId}:${deliveryId}`;
+
+/** The task's own last change keys a recovery, so concurrent sweeps land on one wakeup. */
+export const recoveryKey = (taskId: string, taskUpdatedAtMs: number) => `${KEY_PREFIX.recovery}:${taskId}:${taskUpdatedAtMs}`;

@@ -178,6 +178,7 @@ export interface Run {
   result_json: Record<string, unknown>;
   error: string | null;
   cost_usd: number | null;
+  made_progress?: boolean | null;
   unattended: boolean;
   on_behalf_of: string | null;
   created_at: number;

@@ -1,4 +1,5 @@
 import { createStore } from '@xstate/store';
+import { z } from 'zod';
 
 export type FeedItem =
   | { kind: 'actor'; agent_id: string; view: Record<string, unknown> }
@@ -13,8 +14,8 @@ export type FeedItem =
 export function createLiveFeed() {
   return createStore({
     context: { agents: {} as Record<string, Record<string, unknown>>, sequence: 0 },
-    emits: {
-      changed: (_: { item: FeedItem; sequence: number }) => {},
+    schemas: {
+      emitted: { changed: z.object({ item: z.custom<FeedItem>(), sequence: z.number() }) },
     },
     on: {
       publish: (context, event: { item: FeedItem }, enqueue) => {

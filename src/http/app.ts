@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { registerAuth } from './auth.js';
@@ -17,7 +17,10 @@ import { dashboardRoutes } from './dashboard.js';
 const MAX_JSON_DEPTH = 64;
 
 export async function buildApp(ctx: AppContext, logger: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: logger, bodyLimit: ctx.config.bodyLimitBytes, disableRequestLogging: true });
+  const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
+    // Every decision is logged by the services; per-request lines would only drown them.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);

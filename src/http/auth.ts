@@ -36,7 +36,7 @@ function bearerOf(request: FastifyRequest): string | null {
  * A run token is valid only while its run is running; afterwards it is a 401 like any bad token.
  */
 export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
-  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('principal', null as never);
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/office/')) return;
     const bearer = bearerOf(request);

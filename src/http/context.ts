@@ -5,7 +5,7 @@ import type { Store } from '../persistence/store.js';
 import type { OrgService } from '../services/org.js';
 import type { TaskService } from '../services/tasks.js';
 import type { WakeupService } from '../services/wakeups.js';
-import type { RoutineService } from '../routines/service.js';
+import type { RoutineService } from '../services/routines.js';
 import type { LiveFeed } from '../events/liveFeed.js';
 
 /** What the routes call. Routes stay thin: they validate, call a service, and shape the answer. */

@@ -107,6 +107,7 @@ export interface TaskRepo {
   children(parentId: string): Promise<Task[]>;
   recoveryCandidates(createdSince: number, workspaceId: string): Promise<Task[]>;
   countInState(agentId: string, state: TaskState): Promise<number>;
+  countByStateIn(workspaceId: string, since: number): Promise<Partial<Record<TaskState, number>>>;
 }
 
 export interface CommentRepo {
@@ -144,6 +145,7 @@ export interface ActivityFilter {
 
 export interface ActivityRepo {
   insert(entry: NewActivity, at: number): Promise<void>;
+  countSince(workspaceId: string, code: string, since: number): Promise<number>;
   list(filter: ActivityFilter): Promise<ActivityEntry[]>;
 }
 
@@ -206,6 +208,9 @@ export interface RunRepo {
   listUnfinished(): Promise<Run[]>;
   recentForAgent(agentId: string, limit: number): Promise<Run[]>;
   countStartedSince(agentId: string, since: number): Promise<number>;
+  /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
+  recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
+  costSince(agentId: string, since: number): Promise<number>;
   countByStatus(): Promise<Record<string, number>>;
 }
 

@@ -21,7 +21,7 @@ export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role ===
 
 /** Installs the coordinator heartbeat routine; provided by the routine service. */
 export interface CoordinatorRoutineInstaller {
-  installHeartbeat(tx: Tx, agent: Agent, now: number): Promise<void>;
+  installHeartbeat(agent: Agent): Promise<void>;
 }
 
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
@@ -122,11 +122,11 @@ export class OrgService {
       };
       await tx.agents.insert(agent);
       tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
-      if (isCoordinatorRole(agent.role)) await this.heartbeat.installHeartbeat(tx, agent, now);
-      return (await tx.agents.get(agent.id))!;
+      return agent;
     });
     this.agentChanged(agent);
-    return agent;
+    if (isCoordinatorRole(agent.role)) await this.heartbeat.installHeartbeat(agent);
+    return (await this.deps.store.read((tx) => tx.agents.get(agent.id)))!;
   }
 
   async updateAgent(id: string, body: z.output<typeof PatchAgentBody>): Promise<Agent> {

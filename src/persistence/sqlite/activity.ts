@@ -5,7 +5,7 @@ import { Table, clampLimit, whereClause } from './table.js';
 
 export class SqliteActivity implements ActivityRepo {
   private readonly table: Table<ActivityEntry>;
-  constructor(sql: Sql) {
+  constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'activity_log', ['workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id',
       'routine_id', 'actor_type', 'actor_id', 'unattended', 'message', 'details', 'created_at'],
     { json: { details: {} }, bool: ['unattended'] });
@@ -13,6 +13,11 @@ export class SqliteActivity implements ActivityRepo {
   async insert(entry: NewActivity, at: number) {
     this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
   }
+  async countSince(workspaceId: string, code: string, since: number) {
+    return this.sql.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM activity_log WHERE workspace_id = ? AND code = ? AND created_at >= ?', [workspaceId, code, since])!.n;
+  }
+
   async list(filter: ActivityFilter) {
     const { where, params } = whereClause(filter as Record<string, unknown>,
       { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id' });

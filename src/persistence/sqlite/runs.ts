@@ -6,14 +6,14 @@ import { Table, clampLimit, whereClause } from './table.js';
 const RUN_COLUMNS = [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
   'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
-  'cost_usd', 'run_token_hash', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
+  'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
 ] as const;
 
 export class SqliteRuns implements RunRepo {
   private readonly table: Table<Run & { run_token_hash?: string | null }>;
   constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'runs', RUN_COLUMNS,
-      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended'] });
+      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended', 'made_progress'] });
   }
 
   async insert(run: Run, tokenHash: string | null) { this.table.insert({ ...run, run_token_hash: tokenHash }); }
@@ -51,6 +51,16 @@ export class SqliteRuns implements RunRepo {
 
   async countStartedSince(agentId: string, since: number) {
     return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND started_at >= ?', [agentId, since])!.n;
+  }
+
+  async recentForTask(agentId: string, taskId: string, limit: number) {
+    return this.table.many(
+      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status IN ('succeeded', 'failed')
+       ORDER BY created_at DESC, rowid DESC LIMIT ?`, [agentId, taskId, limit]).map((run) => strip(run)!);
+  }
+
+  async costSince(agentId: string, since: number) {
+    return this.sql.get<{ total: number | null }>('SELECT SUM(cost_usd) AS total FROM cost_ledger WHERE agent_id = ? AND created_at >= ?', [agentId, since])!.total ?? 0;
   }
 
   async countByStatus() {

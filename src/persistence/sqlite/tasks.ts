@@ -70,6 +70,12 @@ export class SqliteTasks implements TaskRepo {
       [agentId, state])!.n;
   }
 
+  async countByStateIn(workspaceId: string, since: number) {
+    const rows = this.sql.all<{ state: TaskState; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM tasks WHERE workspace_id = ? AND updated_at >= ? GROUP BY state', [workspaceId, since]);
+    return Object.fromEntries(rows.map((row) => [row.state, row.n])) as Partial<Record<TaskState, number>>;
+  }
+
   async checkout(taskId: string, agentId: string, wakeupId: string, at: number) {
     // A wakeup that already holds the lock (a retry of the same dispatch) keeps it.
     const result = this.sql.run(

@@ -1,0 +1,106 @@
+/**
+ * The recovery sweep: assigned TODO tasks inside the workspace's lookback window that have no
+ * queued, claimed, waiting or finished wakeup get a `task_assigned` wakeup. It runs at boot and
+ * then every OFFICE_RECOVERY_SWEEP_SEC; each workspace is swept in one transaction, so two sweeps
+ * can never dispatch the same task twice.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { budgetVerdict, periodStart, standingOf } from '../domain/budgets.js';
+import { recoveryKey } from '../domain/idempotency.js';
+import type { Agent, Task, Workspace } from '../domain/types.js';
+import type { Clock } from '../machines/clock.js';
+import type { Store, Tx } from '../persistence/store.js';
+import { recordDecision } from '../services/activity.js';
+import type { WakeupService } from '../services/wakeups.js';
+
+const HOUR_MS = 3_600_000;
+
+export interface RecoveryDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+  wakeups: WakeupService;
+}
+
+export class RecoverySweep {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(private readonly deps: RecoveryDeps) {}
+
+  /** Sweeps once now and then on the configured interval (0 turns the interval off). */
+  start(): Promise<number> {
+    const first = this.sweep();
+    if (this.deps.config.recoverySweepSec > 0) {
+      this.timer = setInterval(() => void this.sweep(), this.deps.config.recoverySweepSec * 1000);
+      this.timer.unref();
+    }
+    return first;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One sweep over every workspace; a sweep already in progress is joined, not doubled. */
+  sweep(): Promise<number> {
+    this.running ??= this.sweepAll().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async sweepAll(): Promise<number> {
+    let total = 0;
+    try {
+      const workspaces = await this.deps.store.read((tx) => tx.workspaces.list());
+      for (const workspace of workspaces) {
+        total += await this.deps.store.transaction((tx) => this.sweepWorkspace(tx, workspace));
+      }
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'recovery sweep failed; it runs again at the next interval');
+    }
+    return total;
+  }
+
+  private async sweepWorkspace(tx: Tx, workspace: Workspace): Promise<number> {
+    const now = this.deps.clock.now();
+    const since = now - workspace.recovery_lookback_hours * HOUR_MS;
+    let dispatched = 0;
+    for (const task of await tx.tasks.recoveryCandidates(since, workspace.id)) {
+      const agent = await tx.agents.get(task.assignee_agent_instance_id!);
+      if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
+      await this.deps.wakeups.enqueue(tx, {
+        agent_id: agent.id, source: 'task_assigned', reason: 'recovered: assigned task never started',
+        payload: { task_id: task.id }, idempotency_key: recoveryKey(task.id, task.updated_at), recovered: true,
+      }, now);
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: workspace.id, code: 'recovery_dispatch', agent_id: agent.id, task_id: task.id,
+        message: `recovered task ${task.id} for ${agent.name}`, details: { task_id: task.id, agent: agent.id },
+      }, now);
+      dispatched++;
+    }
+    await recordDecision(tx, this.deps.log, {
+      workspace_id: workspace.id, code: 'recovery_sweep_complete', message: `recovery sweep dispatched ${dispatched}`,
+      details: { dispatched_count: dispatched },
+    }, now);
+    return dispatched;
+  }
+
+  /** The spec's per-candidate guards: paused or stopped agent, already queued, budget exhausted. */
+  private async skipReason(tx: Tx, agent: Agent, task: Task, now: number): Promise<string | null> {
+    if (agent.status === 'paused' || agent.status === 'stopped' || agent.deleted_at !== null) return 'agent_unavailable';
+    if (await tx.wakeups.existsForTask(task.id, ['queued'])) return 'already_queued';
+    const budgets = await tx.budgets.forScopes([{ scope: 'agent', scope_id: agent.id }]);
+    const standings = [];
+    for (const budget of budgets) standings.push(standingOf(budget, await tx.budgets.spend('agent', agent.id, periodStart(budget.period, now))));
+    if (budgetVerdict(standings).kind === 'block') return 'budget_exhausted';
+    if (agent.daily_run_cap !== null && (await tx.runs.countStartedSince(agent.id, periodStart('daily', now))) >= agent.daily_run_cap) {
+      return 'daily_run_cap';
+    }
+    return null;
+  }
+}

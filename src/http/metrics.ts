@@ -1,0 +1,41 @@
+import type { RunPipeline } from '../actors/pipeline.js';
+import type { Supervisor } from '../actors/supervisor.js';
+import type { TriggerSupervisor } from '../actors/triggers.js';
+import type { Store } from '../persistence/store.js';
+
+interface MetricSources {
+  store: Store;
+  supervisor: Supervisor;
+  triggers: TriggerSupervisor;
+  pipeline: RunPipeline;
+}
+
+/** Prometheus text format. The statement counter shows whether an idle process really is idle. */
+export async function renderMetrics(sources: MetricSources): Promise<string> {
+  const statementsBefore = sources.store.statementsExecuted();
+  const { wakeups, runs } = await sources.store.read(async (tx) => ({
+    wakeups: await tx.wakeups.countByStatus(),
+    runs: await tx.runs.countByStatus(),
+  }));
+  const lines = [
+    '# HELP office_sql_statements_total SQL statements executed since start (excluding this scrape).',
+    '# TYPE office_sql_statements_total counter',
+    `office_sql_statements_total ${statementsBefore}`,
+    '# HELP office_agent_actors Agent actors alive.',
+    '# TYPE office_agent_actors gauge',
+    `office_agent_actors ${sources.supervisor.size}`,
+    '# HELP office_trigger_actors Schedule trigger actors alive.',
+    '# TYPE office_trigger_actors gauge',
+    `office_trigger_actors ${sources.triggers.size}`,
+    '# HELP office_runs_in_flight Sessions running in this process.',
+    '# TYPE office_runs_in_flight gauge',
+    `office_runs_in_flight ${sources.pipeline.runningCount}`,
+    '# HELP office_wakeups Wakeup requests by status.',
+    '# TYPE office_wakeups gauge',
+    ...Object.entries(wakeups).map(([status, n]) => `office_wakeups{status="${status}"} ${n}`),
+    '# HELP office_runs Runs by status.',
+    '# TYPE office_runs gauge',
+    ...Object.entries(runs).map(([status, n]) => `office_runs{status="${status}"} ${n}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { nextFireTimes } from '../../domain/cron.js';
+import { CreateRoutineBody, FireRoutineBody, Id, PatchRoutineBody, PatchTriggerBody, PreviewQuery, TriggerBody, WorkspaceQuery } from '../../domain/schemas.js';
+import type { Routine, RoutineTrigger } from '../../domain/routines.js';
+import { invalid } from '../../services/errors.js';
+import type { AppContext } from '../context.js';
+import { toApi } from '../serialize.js';
+import { throwNotFound } from './org.js';
+
+const IdParams = z.strictObject({ id: Id });
+const RECENT_RUNS = 20;
+
+/** The secret is shown once, in the response that created it. */
+export function triggerView(trigger: RoutineTrigger, revealSecret = false) {
+  const { secret, ...rest } = trigger;
+  return toApi({
+    ...rest,
+    ...(trigger.kind === 'webhook' ? { url: `/api/routine-triggers/${trigger.public_id}/fire`, has_secret: secret !== null } : {}),
+    ...(revealSecret && secret ? { secret } : {}),
+  });
+}
+
+export function routineRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    const r = app.withTypeProvider<ZodTypeProvider>();
+
+    r.get('/api/office/routines', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+      ctx.store.read(async (tx) => {
+        const routines = await tx.routines.list({ workspace_id: req.query.workspace_id });
+        return Promise.all(routines.map(async (routine) => ({
+          ...(toApi(routine) as object),
+          triggers: (await tx.routines.triggersOf(routine.id)).map((t) => triggerView(t)),
+          last_run: toApi((await tx.routines.runsOf(routine.id, 1))[0] ?? null),
+        })));
+      }));
+    r.post('/api/office/routines', { schema: { body: CreateRoutineBody } }, async (req, reply) => {
+      const { routine, triggers } = await ctx.routines.create(req.body);
+      return reply.code(201).send({ ...(toApi(routine) as object), triggers: triggers.map((t) => triggerView(t, true)), recent_runs: [] });
+    });
+    r.get('/api/office/routines/:id', { schema: { params: IdParams } }, async (req) => routineDetail(ctx, req.params.id));
+    r.patch('/api/office/routines/:id', { schema: { params: IdParams, body: PatchRoutineBody } }, async (req) => {
+      await ctx.routines.update(req.params.id, req.body);
+      return routineDetail(ctx, req.params.id);
+    });
+    r.delete('/api/office/routines/:id', { schema: { params: IdParams } }, async (req, reply) => {
+      await ctx.routines.remove(req.params.id);
+      return reply.code(204).send();
+    });
+    r.get('/api/office/routines/:id/runs', { schema: { params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) } }, async (req) =>
+      ctx.store.read(async (tx) => {
+        if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
+        return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
+      }));
+    r.post('/api/office/routines/:id/fire', { schema: { params: IdParams, body: FireRoutineBody.optional() } }, async (req, reply) => {
+      const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {});
+      return reply.code(202).send({ routine_run: toApi(routineRun) });
+    });
+    r.post('/api/office/routines/:id/triggers', { schema: { params: IdParams, body: TriggerBody } }, async (req, reply) =>
+      reply.code(201).send(triggerView(await ctx.routines.addTrigger(req.params.id, req.body), true)));
+    r.patch('/api/office/routine-triggers/:id', { schema: { params: IdParams, body: PatchTriggerBody } }, async (req) =>
+      triggerView(await ctx.routines.updateTrigger(req.params.id, req.body)));
+    r.delete('/api/office/routine-triggers/:id', { schema: { params: IdParams } }, async (req, reply) => {
+      await ctx.routines.removeTrigger(req.params.id);
+      return reply.code(204).send();
+    });
+    r.get('/api/office/routine-triggers/:id/preview', { schema: { params: IdParams, querystring: PreviewQuery } }, async (req) => {
+      const trigger = await ctx.store.read((tx) => tx.routines.getTrigger(req.params.id)) ?? throwNotFound('routine trigger', req.params.id);
+      if (trigger.kind !== 'schedule') throw invalid('id', `trigger '${trigger.id}' is a ${trigger.kind} trigger; only schedule triggers have fire times`);
+      const times = nextFireTimes(trigger.cron_expression!, trigger.timezone ?? 'UTC', new Date(ctx.clock.now()), req.query.count ?? 5);
+      return { trigger_id: trigger.id, timezone: trigger.timezone, next_fire_times: times.map((t) => t.toISOString()) };
+    });
+  };
+}
+
+async function routineDetail(ctx: AppContext, id: string) {
+  return ctx.store.read(async (tx) => {
+    const routine: Routine = await tx.routines.get(id) ?? throwNotFound('routine', id);
+    return {
+      ...(toApi(routine) as object),
+      triggers: (await tx.routines.triggersOf(id)).map((t) => triggerView(t)),
+      recent_runs: toApi(await tx.routines.runsOf(id, RECENT_RUNS)),
+    };
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * Wires Office Scheduler together. `createScheduler` is also the embedding API: it returns
+ * `{ app, store, events, start, stop }`, and every dependency is passed in here, at construction.
+ */
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { InspectionEvent } from 'xstate';
+import { createAfterRun } from './actors/afterRun.js';
+import { RunPipeline } from './actors/pipeline.js';
+import { RecoverySweep } from './actors/recovery.js';
+import { Supervisor } from './actors/supervisor.js';
+import { TriggerSupervisor } from './actors/triggers.js';
+import { loadConfig, type Config } from './config.js';
+import { EventBus } from './events/bus.js';
+import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
+import { registerSubscribers } from './events/subscribers/index.js';
+import { createExecutors } from './executors/index.js';
+import type { AgentFunction } from './executors/types.js';
+import { buildApp } from './http/app.js';
+import { renderMetrics } from './http/metrics.js';
+import { wallClock, type Clock } from './machines/clock.js';
+import type { Store } from './persistence/store.js';
+import { SqliteStore } from './persistence/sqlite/store.js';
+import { OrgService } from './services/org.js';
+import { RoutineService } from './services/routines.js';
+import { TaskService } from './services/tasks.js';
+import { WakeupService } from './services/wakeups.js';
+
+export interface SchedulerOptions {
+  config?: Config;
+  clock?: Clock;
+  logger?: Logger;
+  /** In-process agents for the `function` executor, by name. */
+  functions?: Map<string, AgentFunction>;
+  random?: () => number;
+  /** Actor inspection (e.g. @statelyai/inspect). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface Scheduler {
+  app: FastifyInstance;
+  store: Store;
+  events: EventBus;
+  config: Config;
+  supervisor: Supervisor;
+  triggers: TriggerSupervisor;
+  recovery: RecoverySweep;
+  feed: LiveFeed;
+  services: { org: OrgService; tasks: TaskService; routines: RoutineService; wakeups: WakeupService };
+  /** Restores actors, replays undelivered events, sweeps, and listens (unless listen is false). */
+  start(options?: { listen?: boolean }): Promise<{ url: string | null }>;
+  /** Stops accepting work, lets running sessions finish (or marks them), and closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
+  const config = options.config ?? loadConfig();
+  const clock = options.clock ?? wallClock;
+  const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'office-scheduler' } });
+  let ready = false;
+  let listeningUrl: string | null = null;
+
+  const acknowledged: number[] = [];
+  let bus: EventBus | null = null;
+  const store = new SqliteStore({
+    path: config.dbPath,
+    synchronous: config.sqliteSync,
+    now: () => clock.now(),
+    publish: (events) => bus!.publish(events),
+  });
+  bus = new EventBus(log, (ids) => {
+    acknowledged.push(...ids);
+    if (acknowledged.length === ids.length) setImmediate(() => void flushAcknowledged());
+  });
+  const flushAcknowledged = async () => {
+    const ids = acknowledged.splice(0);
+    if (ids.length) await store.transaction((tx) => tx.outbox.remove(ids)).catch((error) => log.warn({ err: error }, 'outbox cleanup failed'));
+  };
+
+  const feed = createLiveFeed();
+  // Late-bound only inside this function: each is assigned below before start() can run.
+  let supervisor!: Supervisor;
+  let triggers!: TriggerSupervisor;
+  const notifier = {
+    wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => {
+      supervisor.wakeupQueued(agentId, wakeupId, availableAt);
+      feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'queued' } });
+    },
+    wakeupWithdrawn: (agentId: string, wakeupId: string) => supervisor.wakeupWithdrawn(agentId, wakeupId),
+  };
+  const deps = { store, clock, config, log };
+  const wakeups = new WakeupService(config, log, notifier);
+  const tasks = new TaskService(deps, notifier);
+  const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
+  const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
+  const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id));
+  const executors = createExecutors(options.functions ?? new Map());
+
+  const pipeline = new RunPipeline({
+    store, clock, config, log, wakeups,
+    launch: (spec, request) => executors.launch(spec, request),
+    random: options.random ?? Math.random,
+    apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
+    routineOutcome: (tx, wakeup, outcome, now) => routines.recordOutcome(tx, wakeup, outcome, now),
+    afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged }),
+    agentChanged,
+  });
+  supervisor = new Supervisor({
+    store, clock, log, inspect: options.inspect,
+    process: async (wakeupId) => {
+      const outcome = await pipeline.process(wakeupId);
+      feed.trigger.publish({ item: { kind: 'run', run_id: wakeupId, agent_id: '', status: outcome.ranSession ? 'ended' : 'skipped' } });
+      return outcome;
+    },
+    onActorChange: (agentId, view) => feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } }),
+  });
+  triggers = new TriggerSupervisor({
+    store, clock, log, routines, inspect: options.inspect,
+    onFired: (routineId) => feed.trigger.publish({ item: { kind: 'routine', routine_id: routineId } }),
+  });
+  const recovery = new RecoverySweep({ store, clock, log, config, wakeups });
+  registerSubscribers(bus, { store, clock, log, wakeups });
+
+  const app = await buildApp({
+    config, store, clock, org, tasks, wakeups, routines, supervisor, feed,
+    isReady: () => ready,
+    metrics: () => renderMetrics({ store, supervisor, triggers, pipeline }),
+  }, log);
+
+  return {
+    app, store, events: bus, config, supervisor, triggers, recovery, feed,
+    services: { org, tasks, routines, wakeups },
+    async start(startOptions = {}) {
+      await pipeline.recoverAfterCrash();
+      bus!.publish(await store.read((tx) => tx.outbox.pending()));
+      await supervisor.boot();
+      await triggers.boot();
+      if (startOptions.listen !== false) {
+        await app.listen({ host: config.host, port: config.port });
+        const address = app.server.address();
+        listeningUrl = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : null;
+      }
+      await recovery.start();
+      ready = true;
+      log.info({ url: listeningUrl, db: config.dbPath }, 'office scheduler ready');
+      return { url: listeningUrl };
+    },
+    async stop() {
+      ready = false;
+      recovery.stop();
+      // No new claims or fires; sessions already running finish (or are marked interrupted) while
+      // the API still answers their calls; whatever is still queued waits in the rows for the next boot.
+      await triggers.stop();
+      await supervisor.stop();
+      await pipeline.drain(config.shutdownGraceMs);
+      await app.close();
+      await bus!.idle();
+      await flushAcknowledged();
+      await store.close();
+      log.info('office scheduler stopped');
+    },
+  };
+}
