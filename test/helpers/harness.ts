@@ -1,0 +1,113 @@
+/**
+ * Integration harness: a real SQLite file in a temp dir, the real HTTP server on a free port,
+ * and real child processes as agents (the scripts in test/fixtures).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
+import type { ExecutorSpec } from '../../src/domain/executors.js';
+import type { AgentFunction } from '../../src/executors/types.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/** A command executor that runs one of the fixture agents with node. */
+export function fixtureAgent(name: string, env: Record<string, string> = {}, timeoutSec?: number): ExecutorSpec {
+  return {
+    kind: 'command',
+    command: process.execPath,
+    args: [join(FIXTURES, name)],
+    env,
+    ...(timeoutSec ? { timeout_sec: timeoutSec } : {}),
+  };
+}
+
+export interface Harness {
+  url: string;
+  dir: string;
+  dbPath: string;
+  scheduler: Scheduler;
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  /** Polls until the check returns a truthy value (real processes take real time). */
+  waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
+  restart(env?: Record<string, string>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const FAST_ENV: Record<string, string> = {
+  OFFICE_PORT: '0',
+  OFFICE_LOG_LEVEL: 'silent',
+  OFFICE_COALESCE_WINDOW_MS: '300',
+  OFFICE_BACKOFF: '200ms,400ms,600ms,800ms',
+  OFFICE_BACKOFF_JITTER: '0',
+  OFFICE_RECOVERY_SWEEP_SEC: '0',
+  OFFICE_SHUTDOWN_GRACE_MS: '2000',
+};
+
+export async function startHarness(env: Record<string, string> = {}, functions?: Map<string, AgentFunction>): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'office-it-'));
+  const dbPath = join(dir, 'office.db');
+  let currentEnv = { ...FAST_ENV, OFFICE_DB: dbPath, ...env };
+  let scheduler = await boot(currentEnv, functions);
+  let url = (await scheduler.start()).url!;
+
+  const harness: Harness = {
+    get url() { return url; },
+    dir,
+    dbPath,
+    get scheduler() { return scheduler; },
+    async api(method, path, body, headers = {}) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? safeJson(text) : undefined };
+    },
+    async waitFor(check, what, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await check();
+        if (value) return value;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async restart(extraEnv = {}) {
+      await scheduler.stop();
+      currentEnv = { ...currentEnv, ...extraEnv };
+      scheduler = await boot(currentEnv, functions);
+      url = (await scheduler.start()).url!;
+    },
+    async stop() {
+      await scheduler.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  } as Harness;
+  return harness;
+}
+
+async function boot(env: Record<string, string>, functions?: Map<string, AgentFunction>) {
+  return createScheduler({ config: loadConfig(env), ...(functions ? { functions } : {}) });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Creates a workspace and an agent with a fixture executor; returns their ids. */
+export async function seedAgent(h: Harness, agent: Record<string, unknown> = {}, workspace: Record<string, unknown> = {}) {
+  const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme', ...workspace });
+  const ag = await h.api('POST', '/api/office/agents', {
+    workspace_id: ws.body.id, name: 'Worker', role: 'worker', executor: fixtureAgent('succeed.mjs'), cooldown_sec: 0, ...agent,
+  });
+  if (ag.status !== 201) throw new Error(`agent create failed: ${JSON.stringify(ag.body)}`);
+  return { workspaceId: ws.body.id as string, agentId: ag.body.id as string, agent: ag.body };
+}
