@@ -51,12 +51,14 @@ export class RunPipeline {
     this.inFlight.set(run.id, { controller, done: launched });
     try {
       const result = await launched;
+      // Read at once: a session that ended on its own before a shutdown abort is not interrupted.
+      const interrupted = controller.signal.aborted;
       const outcome: FinishOutcome = await store.transaction((tx) =>
         finishRun(this.ctx, tx, prepared.wakeup.id, run, {
-          ok: result.ok && !controller.signal.aborted,
+          ok: result.ok && !interrupted,
           resultJson: result.resultJson,
-          error: controller.signal.aborted ? INTERRUPTED_ERROR : result.error,
-          interrupted: controller.signal.aborted,
+          error: interrupted ? INTERRUPTED_ERROR : result.error,
+          interrupted,
         }, clock.now()),
       );
       return { ranSession: true, retryAt: outcome.retryAt };

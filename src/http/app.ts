@@ -46,6 +46,8 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
 
 /** Keeps the raw body (webhook signatures are computed over it) and rejects deep nesting. */
 function registerJsonParser(app: FastifyInstance) {
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the zod schemas (a 400), not a 415.
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;

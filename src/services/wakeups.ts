@@ -111,24 +111,25 @@ export class WakeupService {
     // A deferred wakeup keeps its own time; folding it into an earlier one would run it early.
     if (wakeup.available_at > now + this.config.coalesceWindowMs) return null;
 
-    const windowTarget = await tx.wakeups.findCoalesceTarget(wakeup.agent_id, wakeup.source, now - this.config.coalesceWindowMs);
+    const window = this.config.coalesceWindowMs;
+    const windowTarget = window > 0 ? await tx.wakeups.findCoalesceTarget(wakeup.agent_id, wakeup.source, now - window) : undefined;
     if (windowTarget && sameTaskScope(windowTarget, wakeup)) {
-      await this.foldInto(tx, wakeup, windowTarget, null, now);
-      return { kind: 'coalesced', wakeup: { ...wakeup, status: 'coalesced', coalesced_into_id: windowTarget.id }, into: windowTarget };
+      return { kind: 'coalesced', wakeup: await this.foldInto(tx, wakeup, windowTarget, null, now), into: windowTarget };
     }
 
     const unstarted = await tx.wakeups.findUnstartedRun(wakeup.agent_id);
     if (unstarted && sameTaskScope(unstarted, wakeup)) {
-      await this.foldInto(tx, wakeup, unstarted, unstarted.run_id, now);
-      return { kind: 'merged_into_run', wakeup: { ...wakeup, status: 'coalesced', run_id: unstarted.run_id }, into: unstarted };
+      return { kind: 'merged_into_run', wakeup: await this.foldInto(tx, wakeup, unstarted, unstarted.run_id, now), into: unstarted };
     }
     return null;
   }
 
-  private async foldInto(tx: Tx, wakeup: Wakeup, target: Wakeup, runId: string | null, now: number): Promise<void> {
+  /** Stores the request as `coalesced` into the target and returns the row exactly as stored. */
+  private async foldInto(tx: Tx, wakeup: Wakeup, target: Wakeup, runId: string | null, now: number): Promise<Wakeup> {
     const entry = (wakeup.context_snapshot as WakeContext).wakes[0]!;
     const context = appendWake(target.context_snapshot, entry);
-    await tx.wakeups.insert({ ...wakeup, status: 'coalesced', coalesced_into_id: target.id, run_id: runId, finished_at: now });
+    const stored: Wakeup = { ...wakeup, status: 'coalesced', coalesced_into_id: target.id, run_id: runId, finished_at: now };
+    await tx.wakeups.insert(stored);
     await tx.wakeups.update(target.id, { coalesced_count: target.coalesced_count + 1, context_snapshot: context });
     if (runId) {
       const run = await tx.runs.get(runId);
@@ -146,6 +147,7 @@ export class WakeupService {
         : `merged into queued wakeup ${target.id} (same source inside the coalescing window)`,
       details: { into_wakeup_id: target.id, source: wakeup.source, coalesced_count: target.coalesced_count + 1 },
     }, now);
+    return stored;
   }
 }
 

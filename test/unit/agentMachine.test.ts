@@ -163,3 +163,84 @@ describe('agent machine', () => {
     expect(agent.dispatched).toEqual(['w9']);
   });
 });
+
+describe('agent machine: settings changes (pause, resume, stop, capacity)', () => {
+  const change = (agent: ReturnType<typeof startAgent>, overrides: Partial<AgentSettings>) =>
+    agent.actor.send({ type: 'SETTINGS_CHANGED', settings: settings(overrides), at: agent.clock.now() });
+
+  it('pausing a busy agent claims its queued wakeups at once; after resuming, slots hold again even above the limit', () => {
+    const agent = startAgent({ settings: { cooldownMs: 0 } });
+    agent.queue('w1');
+    agent.queue('w2');
+    expect(agent.dispatched).toEqual(['w1']);
+
+    change(agent, { mode: 'paused', cooldownMs: 0 });
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    expect(agent.view()).toMatchObject({ state: 'paused.idle', running: 2, queued: 0 });
+
+    change(agent, { mode: 'active', cooldownMs: 0 });
+    expect(agent.view()).toMatchObject({ state: 'active.working', running: 2 });
+    agent.queue('w3');
+    expect(agent.view().state).toBe('active.atCapacity');
+    agent.end('w1');
+    // One still runs and the limit is one: nothing more is claimed yet.
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    agent.end('w2');
+    expect(agent.dispatched).toEqual(['w1', 'w2', 'w3']);
+  });
+
+  it('a paused agent waits for a held wakeup to become available, then claims it', () => {
+    const agent = startAgent({ settings: { mode: 'paused' } });
+    agent.queue('held', T0 + 5_000);
+    expect(agent.dispatched).toEqual([]);
+    expect(agent.view()).toMatchObject({ state: 'paused.draining', queued: 1 });
+    agent.clock.increment(4_999);
+    expect(agent.dispatched).toEqual([]);
+    agent.clock.increment(1);
+    expect(agent.dispatched).toEqual(['held']);
+    expect(agent.view().state).toBe('paused.idle');
+  });
+
+  it('stopping an agent in its cooldown claims the waiting wakeup at once; a retry requeued while stopped is claimed at its time', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    agent.end('w1');
+    agent.queue('w2');
+    expect(agent.view().state).toBe('active.coolingDown');
+    expect(agent.dispatched).toEqual(['w1']);
+
+    change(agent, { mode: 'stopped' });
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    expect(agent.view().state).toBe('stopped.idle');
+
+    agent.end('w2', true, T0 + 30_000);
+    expect(agent.view()).toMatchObject({ state: 'stopped.draining', queued: 1 });
+    agent.clock.increment(29_999);
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+    agent.clock.increment(1);
+    expect(agent.dispatched).toEqual(['w1', 'w2', 'w2']);
+  });
+
+  it('resuming an agent keeps a cooldown that is still running', () => {
+    const agent = startAgent();
+    agent.queue('w1');
+    agent.end('w1');
+    change(agent, { mode: 'paused' });
+    change(agent, { mode: 'active' });
+    agent.queue('w2');
+    expect(agent.view().state).toBe('active.coolingDown');
+    agent.clock.increment(9_999);
+    expect(agent.dispatched).toEqual(['w1']);
+    agent.clock.increment(1);
+    expect(agent.dispatched).toEqual(['w1', 'w2']);
+  });
+
+  it('raising max_concurrent_sessions claims more at once', () => {
+    const agent = startAgent({ settings: { cooldownMs: 0 } });
+    for (const id of ['w1', 'w2', 'w3', 'w4']) agent.queue(id);
+    expect(agent.dispatched).toEqual(['w1']);
+    change(agent, { maxConcurrent: 3, cooldownMs: 0 });
+    expect(agent.dispatched).toEqual(['w1', 'w2', 'w3']);
+    expect(agent.view()).toMatchObject({ state: 'active.atCapacity', running: 3, queued: 1, max_concurrent_sessions: 3 });
+  });
+});

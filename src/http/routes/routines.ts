@@ -53,7 +53,7 @@ export function routineRoutes(ctx: AppContext) {
         if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
         return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
       }));
-    r.post('/api/office/routines/:id/fire', { schema: { params: IdParams, body: FireRoutineBody.optional() } }, async (req, reply) => {
+    r.post('/api/office/routines/:id/fire', { schema: { params: IdParams, body: FireRoutineBody.nullish() } }, async (req, reply) => {
       const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {});
       return reply.code(202).send({ routine_run: toApi(routineRun) });
     });

@@ -46,11 +46,13 @@ export class SqliteWakeups implements WakeupRepo {
 
   async findUnstartedRun(agentId: string) {
     // Queued run first, then a run waiting for its retry: the spec's in-flight order minus
-    // running, which could not see a merged payload.
+    // running, which could not see a merged payload. Two seeks on (agent_id, status), not a scan.
     return this.table.one(
       `SELECT w.* FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
-       WHERE w.agent_id = ? AND ((w.status = 'claimed' AND r.status = 'queued') OR w.status = 'scheduled_retry')
-       ORDER BY CASE w.status WHEN 'claimed' THEN 0 ELSE 1 END, w.requested_at LIMIT 1`, [agentId]);
+       WHERE w.agent_id = ? AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at LIMIT 1`, [agentId])
+      ?? this.table.one(
+        `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status = 'scheduled_retry' AND run_id IS NOT NULL
+         ORDER BY requested_at LIMIT 1`, [agentId]);
   }
 
   async claim(id: string, at: number) {

@@ -1,0 +1,149 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createScheduler } from '../../src/scheduler.js';
+import { openDatabase } from '../../src/persistence/sqlite/database.js';
+import { loadMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
+import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+
+const SPEC_TABLES = [
+  'agent_wakeup_requests', 'runs', 'office_routines', 'office_routine_triggers', 'office_routine_runs',
+  'agent_continuation_summaries', 'actor_snapshots', 'workspaces', 'projects', 'agent_instances', 'tasks',
+  'comments', 'approvals', 'budgets', 'cost_ledger', 'activity_log', 'inbox_items',
+];
+const RUN_COLUMNS = ['attempt', 'wakeup_id', 'result_json', 'assembled_prompt', 'summary_injected', 'context_snapshot'];
+
+let dir: string;
+let dbPath: string;
+const toClose: { close(): unknown }[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'office-migrations-'));
+  dbPath = join(dir, 'nested', 'office.db');
+});
+afterEach(async () => {
+  for (const handle of toClose.splice(0).reverse()) await handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function tablesOf(db: Database.Database): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+}
+
+function inspect(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  toClose.push(db);
+  return db;
+}
+
+function newStore(path: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): SqliteStore {
+  const store = new SqliteStore({ path, synchronous, now: () => Date.now(), publish: () => undefined });
+  toClose.push(store);
+  return store;
+}
+
+describe('migrations on an empty SQLite file', () => {
+  it('creates the database file (and its directory) and every table the spec names', () => {
+    expect(existsSync(dbPath)).toBe(false);
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    const applied = migrate(db);
+    expect(applied).toEqual(loadMigrations().map((m) => m.name));
+    expect(applied.length).toBeGreaterThan(0);
+    expect(existsSync(dbPath)).toBe(true);
+
+    const tables = tablesOf(inspect(dbPath));
+    for (const table of SPEC_TABLES) expect(tables, `table ${table}`).toContain(table);
+    expect(tables).toContain('schema_migrations');
+  });
+
+  it('gives runs the columns attempt, wakeup_id, result_json, assembled_prompt, summary_injected and context_snapshot', () => {
+    newStore(dbPath);
+    const columns = (inspect(dbPath).prepare('PRAGMA table_info(runs)').all() as { name: string }[]).map((c) => c.name);
+    for (const column of RUN_COLUMNS) expect(columns, `runs.${column}`).toContain(column);
+  });
+
+  it('records each applied migration once in schema_migrations, in version order', () => {
+    newStore(dbPath);
+    const rows = inspect(dbPath).prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual(loadMigrations().map((m) => ({ version: m.version, name: m.name })));
+  });
+});
+
+describe('migrations on a second boot', () => {
+  it('apply nothing, raise no error and leave schema_migrations and the schema exactly as they were', async () => {
+    const first = newStore(dbPath);
+    first.db.prepare("INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_keep', 'Keep', 1, 1)").run();
+    await first.close();
+    const reader = new Database(dbPath, { readonly: true });
+    const migrationsBefore = reader.prepare('SELECT * FROM schema_migrations ORDER BY version').all();
+    const schemaBefore = reader.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
+    reader.close();
+
+    // The second boot, through the store as the server does it...
+    expect(() => newStore(dbPath)).not.toThrow();
+    // ...and the migrator itself reports nothing pending.
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    expect(migrate(db)).toEqual([]);
+
+    const after = inspect(dbPath);
+    expect(after.prepare('SELECT * FROM schema_migrations ORDER BY version').all()).toEqual(migrationsBefore);
+    expect(after.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schemaBefore);
+    expect(after.prepare("SELECT name FROM workspaces WHERE id = 'ws_keep'").get()).toEqual({ name: 'Keep' });
+  });
+
+  it('apply only a migration added since the last boot', () => {
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    const shipped = loadMigrations();
+    migrate(db, shipped);
+    const added = { version: 9999, name: '9999_added_later.sql', sql: 'CREATE TABLE added_later (id INTEGER PRIMARY KEY);' };
+    expect(migrate(db, [...shipped, added])).toEqual(['9999_added_later.sql']);
+    expect(tablesOf(db)).toContain('added_later');
+    expect(migrate(db, [...shipped, added])).toEqual([]);
+  });
+
+  it('leave the schema untouched when a pending migration fails part-way (all or nothing)', () => {
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    const good = { version: 1, name: '0001_good.sql', sql: 'CREATE TABLE good_one (id INTEGER PRIMARY KEY);' };
+    const bad = { version: 2, name: '0002_bad.sql', sql: 'CREATE TABLE bad_one (id INTEGER PRIMARY KEY); THIS IS NOT SQL;' };
+    expect(() => migrate(db, [good, bad])).toThrow();
+    expect(tablesOf(db)).not.toContain('good_one');
+    expect(tablesOf(db)).not.toContain('bad_one');
+    expect(db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 0 });
+  });
+});
+
+describe('connection pragmas', () => {
+  it('open in WAL mode with foreign keys on and synchronous=NORMAL (1) by default', () => {
+    const store = newStore(dbPath, loadConfig({}).sqliteSync);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+    // WAL is a property of the file: another connection sees it too.
+    expect(inspect(dbPath).pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it('use synchronous=FULL (2) when OFFICE_SQLITE_SYNC=FULL', async () => {
+    const scheduler = await createScheduler({
+      config: loadConfig({ OFFICE_DB: dbPath, OFFICE_SQLITE_SYNC: 'FULL', OFFICE_LOG_LEVEL: 'silent', OFFICE_PORT: '0' }),
+    });
+    toClose.push({ close: () => scheduler.stop() });
+    const db = (scheduler.store as SqliteStore).db;
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+  });
+
+  it('enforce foreign keys: a project pointing at a missing workspace is refused', () => {
+    const store = newStore(dbPath);
+    expect(() => store.db.prepare(
+      "INSERT INTO projects (id, workspace_id, name, created_at, updated_at) VALUES ('p1', 'ws_missing', 'P', 1, 1)").run(),
+    ).toThrow(/FOREIGN KEY/);
+  });
+});

@@ -1,0 +1,142 @@
+import type { Logger } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { EventBus } from '../../src/events/bus.js';
+import type { DomainEvent } from '../../src/events/types.js';
+
+function quietLog() {
+  return { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: vi.fn() };
+}
+
+function newBus() {
+  const log = quietLog();
+  const acknowledge = vi.fn<(ids: number[]) => void>();
+  const bus = new EventBus(log as unknown as Logger, acknowledge);
+  return { bus, log, acknowledge };
+}
+
+function created(id: number, taskId = `tsk_${id}`): DomainEvent {
+  return { id, type: 'task.created', payload: { task_id: taskId, workspace_id: 'ws_1' }, at: 1_000 + id };
+}
+
+/** Lets every pending promise callback run (no timer, no waiting for wall-clock time). */
+const flushMicrotasks = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+describe('EventBus', () => {
+  it('runs the subscribers of an event in the order they subscribed', async () => {
+    const { bus } = newBus();
+    const order: string[] = [];
+    bus.on('task.created', async () => { await Promise.resolve(); order.push('first'); });
+    bus.on('task.created', () => { order.push('second'); });
+    bus.on('task.created', () => { order.push('third'); });
+    bus.publish([created(1)]);
+    await bus.idle();
+    expect(order).toEqual(['first', 'second', 'third']);
+  });
+
+  it('delivers events one at a time in publish order: the next waits until the previous is fully handled', async () => {
+    const { bus } = newBus();
+    const gate = deferred();
+    const seen: string[] = [];
+    bus.on('task.created', async (event) => {
+      seen.push(`start ${event.payload.task_id}`);
+      if (event.id === 1) await gate.promise;
+      seen.push(`end ${event.payload.task_id}`);
+    });
+    bus.publish([created(1)]);
+    bus.publish([created(2)]);
+    // Event 2 must not start while event 1 is still being handled.
+    await flushMicrotasks();
+    expect(seen).toEqual(['start tsk_1']);
+    gate.resolve();
+    await bus.idle();
+    expect(seen).toEqual(['start tsk_1', 'end tsk_1', 'start tsk_2', 'end tsk_2']);
+  });
+
+  it('keeps delivering to the other subscribers when one throws, and logs the failure', async () => {
+    const { bus, log, acknowledge } = newBus();
+    const calls: string[] = [];
+    bus.on('task.created', () => { calls.push('before'); });
+    bus.on('task.created', () => { throw new Error('subscriber bug'); });
+    bus.on('task.created', async () => { throw new Error('async subscriber bug'); });
+    bus.on('task.created', () => { calls.push('after'); });
+    bus.publish([created(7), created(8)]);
+    await bus.idle();
+    expect(calls).toEqual(['before', 'after', 'before', 'after']);
+    expect(log.error).toHaveBeenCalledTimes(4);
+    expect(log.error.mock.calls[0]![0]).toMatchObject({ event_type: 'task.created', event_id: 7 });
+    // A failing subscriber does not stop the event being acknowledged (it is logged, not retried forever).
+    expect(acknowledge.mock.calls).toEqual([[[7]], [[8]]]);
+  });
+
+  it('acknowledges each event exactly once, after every subscriber handled it', async () => {
+    const { bus, acknowledge } = newBus();
+    const gate = deferred();
+    bus.on('task.created', async () => { await gate.promise; });
+    bus.on('task.created', () => undefined);
+    bus.publish([created(1), created(2), created(3)]);
+    await flushMicrotasks();
+    expect(acknowledge).not.toHaveBeenCalled();
+    gate.resolve();
+    await bus.idle();
+    expect(acknowledge.mock.calls).toEqual([[[1]], [[2]], [[3]]]);
+  });
+
+  it('acknowledges an event that has no subscriber, so its outbox row does not linger', async () => {
+    const { bus, acknowledge } = newBus();
+    bus.publish([{ id: 42, type: 'agent.updated', payload: { agent_id: 'agt_1' }, at: 1 }]);
+    await bus.idle();
+    expect(acknowledge.mock.calls).toEqual([[[42]]]);
+  });
+
+  it('only calls the subscribers of the event type', async () => {
+    const { bus } = newBus();
+    const created_ = vi.fn();
+    const assigned = vi.fn();
+    bus.on('task.created', created_);
+    bus.on('task.assigned', assigned);
+    bus.publish([created(1)]);
+    await bus.idle();
+    expect(created_).toHaveBeenCalledTimes(1);
+    expect(assigned).not.toHaveBeenCalled();
+  });
+
+  it('stops calling a subscriber once it unsubscribes', async () => {
+    const { bus } = newBus();
+    const subscriber = vi.fn();
+    const off = bus.on('task.created', subscriber);
+    bus.publish([created(1)]);
+    await bus.idle();
+    off();
+    bus.publish([created(2)]);
+    await bus.idle();
+    expect(subscriber).toHaveBeenCalledTimes(1);
+  });
+
+  it('idle() resolves at once with nothing pending, and only after the last pending event otherwise', async () => {
+    const { bus } = newBus();
+    await expect(bus.idle()).resolves.toBeUndefined();
+
+    const gate = deferred();
+    const handled: number[] = [];
+    bus.on('task.created', async (event) => {
+      if (event.id === 2) await gate.promise;
+      handled.push(event.id);
+    });
+    bus.publish([created(1), created(2)]);
+    let idle = false;
+    const waiting = bus.idle().then(() => { idle = true; });
+    await flushMicrotasks();
+    expect(handled).toEqual([1]);
+    expect(idle).toBe(false);
+    gate.resolve();
+    await waiting;
+    expect(handled).toEqual([1, 2]);
+    expect(idle).toBe(true);
+  });
+});
