@@ -101,7 +101,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     launch: (spec, request) => executors.launch(spec, request),
     random: options.random ?? Math.random,
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
-    routineOutcome: (tx, wakeup, outcome, now) => routines.recordOutcome(tx, wakeup, outcome, now),
+    routineOutcome: (tx, wakeup, outcome, now, sessionRan) => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan),
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged }),
     agentChanged,
   });

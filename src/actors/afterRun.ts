@@ -39,7 +39,8 @@ export function createAfterRun(deps: AfterRunDeps) {
     const run = (await tx.runs.get(finished.runId))!;
     const applied = finished.ok ? await applyActions(deps, tx, run, finished.resultJson, now) : 0;
     if (finished.ok && run.task_id === null && run.routine_id) await upsertSummary(deps, tx, run, finished, now);
-    if (run.task_id) await detectLoop(deps, tx, run, applied, now);
+    // Failed runs are the retry machinery's business; the loop detector watches runs that "succeed" at nothing.
+    if (run.task_id && finished.ok) await detectLoop(deps, tx, run, applied, now);
   };
 }
 

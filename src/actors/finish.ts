@@ -39,7 +39,7 @@ export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, 
   const finished = { wakeup, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok, resultJson: result.resultJson, error: result.error };
   if (result.ok) {
     await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
-    await ctx.routineOutcome(tx, wakeup, 'succeeded', now);
+    await ctx.routineOutcome(tx, wakeup, 'succeeded', now, true);
     await ctx.afterRun(tx, finished, now);
     return { retryAt: null };
   }
@@ -59,7 +59,7 @@ async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
 async function markAgentFinished(tx: Tx, agentId: string, now: number) {
   const agent = await tx.agents.get(agentId);
   if (!agent) return;
-  const stillRunning = (await tx.runs.list({ agent_id: agentId, status: 'running', limit: 1 })).length > 0;
+  const stillRunning = (await tx.runs.countRunning(agentId)) > 0;
   await tx.agents.update(agentId, {
     last_wakeup_finished_at: now,
     ...(agent.status === 'working' && !stillRunning ? { status: 'idle' as const } : {}),
@@ -101,7 +101,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
 async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, retryCount: number, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
-  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now);
+  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now, true);
   const agent = await tx.agents.get(wakeup.agent_id);
   await tx.inbox.insert({
     id: newId('inb'), workspace_id: wakeup.workspace_id, kind: 'agent.error',

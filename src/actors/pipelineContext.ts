@@ -20,7 +20,7 @@ export interface PipelineContext {
   /** The base URL agents call back on, e.g. http://127.0.0.1:7700. */
   apiUrl: () => string;
   /** Records a routine run's outcome when the wakeup it dispatched ends. */
-  routineOutcome: (tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number) => Promise<void>;
+  routineOutcome: (tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number, sessionRan: boolean) => Promise<void>;
   /** Work that follows a finished run inside its transaction: summaries, agent actions, guards. */
   afterRun: (tx: Tx, finished: FinishedRun, now: number) => Promise<void>;
   /** An agent's status changed inside the pipeline (budget pause, loop guard): its actor must hear. */

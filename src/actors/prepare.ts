@@ -104,7 +104,8 @@ async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent
   const attempt = (await tx.runs.attemptsOf(wakeup.id)) + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
   const prompt = await buildPromptFor(ctx, tx, wakeup, agent, task, routineId);
-  const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id) : undefined;
+  const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
+    : task?.workflow === 'routine' ? await tx.routines.runByTask(task.id) : undefined;
   const row: Run = {
     id: newId('run'),
     wakeup_id: wakeup.id,
@@ -123,7 +124,7 @@ async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent
     result_json: {},
     error: null,
     cost_usd: null,
-    unattended: wakeup.source === 'routine' || routineRun !== undefined,
+    unattended: routineRun ? routineRun.unattended : wakeup.source === 'routine',
     on_behalf_of: routineRun?.on_behalf_of ?? null,
     created_at: now,
     started_at: now,
@@ -201,7 +202,9 @@ async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
 export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: Wakeup['status'], fields: Partial<Wakeup>, now: number) {
   await tx.wakeups.update(wakeup.id, { status, finished_at: now, ...fields });
   if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
-  await ctx.routineOutcome(tx, wakeup, status === 'finished' ? 'succeeded' : 'failed', now);
+  // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
+  const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
+  await ctx.routineOutcome(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
 }
 
 export function decide(

@@ -73,10 +73,12 @@ export class RecoverySweep {
     for (const task of await tx.tasks.recoveryCandidates(since, workspace.id)) {
       const agent = await tx.agents.get(task.assignee_agent_instance_id!);
       if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
-      await this.deps.wakeups.enqueue(tx, {
+      const outcome = await this.deps.wakeups.enqueue(tx, {
         agent_id: agent.id, source: 'task_assigned', reason: 'recovered: assigned task never started',
         payload: { task_id: task.id }, idempotency_key: recoveryKey(task.id, task.updated_at), recovered: true,
       }, now);
+      // A live recovery key means this task was already recovered: nothing is dispatched now.
+      if (outcome.kind === 'duplicate') continue;
       await recordDecision(tx, this.deps.log, {
         workspace_id: workspace.id, code: 'recovery_dispatch', agent_id: agent.id, task_id: task.id,
         message: `recovered task ${task.id} for ${agent.name}`, details: { task_id: task.id, agent: agent.id },

@@ -4,13 +4,11 @@ import type { DomainEvent, EventOf, EventType } from './types.js';
 export type Subscriber<K extends EventType> = (event: EventOf<K>) => Promise<void> | void;
 
 /**
- * The in-process bus for committed domain events. Events are handled one at a time, in commit
- * order, so subscribers see the world in the order it changed. Once every subscriber has handled
- * an event it is acknowledged, and its outbox row can go; a crash before that replays it at boot.
+ * The in-process bus for committed domain events. Once every subscriber has handled an event it is
+ * acknowledged, and its outbox row can go; a crash before that replays it at boot.
  */
 export class EventBus {
   private readonly subscribers = new Map<EventType, Subscriber<EventType>[]>();
-  private chain: Promise<void> = Promise.resolve();
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -29,11 +27,16 @@ export class EventBus {
     };
   }
 
-  /** Called by the store after a commit; never before. */
+  /**
+   * Called by the store after a commit; never before. Subscribers of every event are started in
+   * commit order, without waiting for the previous event's subscribers to finish: each opens its
+   * transaction before it awaits anything, and the store runs transactions in the order they are
+   * opened, so their writes land in event order while the store can group them into one commit.
+   */
   publish(events: DomainEvent[]): void {
     for (const event of events) {
       this.pending++;
-      this.chain = this.chain.then(() => this.deliver(event));
+      void this.deliver(event);
     }
   }
 
@@ -44,18 +47,21 @@ export class EventBus {
   }
 
   private async deliver(event: DomainEvent): Promise<void> {
-    for (const subscriber of this.subscribers.get(event.type) ?? []) {
-      try {
-        await subscriber(event);
-      } catch (error) {
-        // One subscriber's bug must not starve the others or wedge the bus; it is logged loudly.
-        this.log.error({ err: error, event_type: event.type, event_id: event.id }, 'event subscriber failed');
-      }
-    }
+    const handled = (this.subscribers.get(event.type) ?? []).map((subscriber) => this.run(subscriber, event));
+    await Promise.all(handled);
     this.acknowledge([event.id]);
     this.pending--;
     if (this.pending === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private async run(subscriber: Subscriber<EventType>, event: DomainEvent): Promise<void> {
+    try {
+      await subscriber(event);
+    } catch (error) {
+      // One subscriber's bug must not starve the others or wedge the bus; it is logged loudly.
+      this.log.error({ err: error, event_type: event.type, event_id: event.id }, 'event subscriber failed');
     }
   }
 }

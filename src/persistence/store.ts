@@ -202,6 +202,7 @@ export interface RunRepo {
   clearToken(id: string): Promise<void>;
   byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
+  countRunning(agentId: string): Promise<number>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
   /** Runs a dead process left queued or running. */
@@ -241,8 +242,8 @@ export interface RoutineRepo {
   runByDelivery(triggerId: string, deliveryId: string): Promise<RoutineRun | undefined>;
   runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
   updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id'>>): Promise<void>;
-  /** A routine run with this fingerprint whose work has not ended. */
-  activeRun(routineId: string, fingerprint: string): Promise<RoutineRun | undefined>;
+  /** Routine runs with this fingerprint whose work has not ended, oldest first. */
+  activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
   countActiveRuns(filter: { agent_id?: string }): Promise<number>;
   runByWakeup(wakeupId: string): Promise<RoutineRun | undefined>;
   runByTask(taskId: string): Promise<RoutineRun | undefined>;

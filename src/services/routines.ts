@@ -256,7 +256,9 @@ export class RoutineService implements CoordinatorRoutineInstaller {
       if (earlier) return { routineRun: earlier, created: false };
     }
     const workspace = (await tx.workspaces.get(routine.workspace_id))!;
-    const resolved = resolveVariables(routine.variables as VariableDecl[], request.variables, new Date(now), workspace.timezone);
+    // A replayed tick is dated by its schedule, not by the replay: {{date}} is the day it was due.
+    const firedFor = new Date(request.scheduledFor ?? now);
+    const resolved = resolveVariables(routine.variables as VariableDecl[], request.variables, firedFor, workspace.timezone);
     if (!resolved.ok && request.source === 'cron') {
       // Nobody is there to answer a 400: the tick is recorded as failed, with the reason.
       return this.recordFailedFire(tx, routine, request, resolved.errors.map((e) => e.message).join('; '), now);
@@ -314,13 +316,16 @@ export class RoutineService implements CoordinatorRoutineInstaller {
     const cap = await this.capReached(tx, routine);
     if (cap) return settle({ status: 'skipped', skip_reason: cap, completed_at: now });
 
-    const active = routine.concurrency_policy === 'always_enqueue' ? undefined : await tx.routines.activeRun(routine.id, run.dispatch_fingerprint);
-    if (active && routine.concurrency_policy === 'skip_if_active') {
+    const active = routine.concurrency_policy === 'always_enqueue' ? [] : await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
+    if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') {
       return settle({ status: 'skipped', skip_reason: 'active_run', coalesced_into_run_id: null, completed_at: now });
     }
-    if (active) {
-      await this.foldIntoActive(tx, active, run, request, now);
-      return settle({ status: 'coalesced', coalesced_into_run_id: active.id, completed_at: now });
+    if (active.length > 0) {
+      const target = await this.coalesceTarget(tx, routine, active);
+      if (target) {
+        await this.foldIntoActive(tx, target, run, request, now);
+        return settle({ status: 'coalesced', coalesced_into_run_id: target.id, completed_at: now });
+      }
     }
     if (routine.task_template) {
       const task = await this.tasks.createTaskIn(tx, {
@@ -346,7 +351,21 @@ export class RoutineService implements CoordinatorRoutineInstaller {
     return settle({ status: 'dispatched', linked_wakeup_id: outcome.wakeup.id });
   }
 
-  /** A coalesced fire still reaches the agent when the active run has not started: its payload joins that wakeup. */
+  /**
+   * Which active run a coalesced fire joins. A heavy run is its task, so the fire simply folds into
+   * it. A lightweight fire joins an active run whose wakeup has not started; a session already
+   * running could not see it, so with only running sessions active the fire is dispatched and waits.
+   */
+  private async coalesceTarget(tx: Tx, routine: Routine, active: RoutineRun[]): Promise<RoutineRun | undefined> {
+    if (routine.task_template) return active[0];
+    for (const candidate of active) {
+      const wakeup = candidate.linked_wakeup_id ? await tx.wakeups.get(candidate.linked_wakeup_id) : undefined;
+      if (wakeup && (wakeup.status === 'queued' || wakeup.status === 'scheduled_retry')) return candidate;
+    }
+    return undefined;
+  }
+
+  /** A coalesced fire still reaches the agent: its payload joins the waiting wakeup's context. */
   private async foldIntoActive(tx: Tx, active: RoutineRun, run: RoutineRun, request: FireRequest, now: number) {
     if (!active.linked_wakeup_id) return;
     const wakeup = await tx.wakeups.get(active.linked_wakeup_id);
@@ -383,12 +402,12 @@ export class RoutineService implements CoordinatorRoutineInstaller {
    * Called when a wakeup ends. A lightweight run is linked by wakeup; a heavy run by its task,
    * which auto-completes on success (the routine workflow's single step).
    */
-  async recordOutcome(tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number): Promise<void> {
+  async recordOutcome(tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number, sessionRan: boolean): Promise<void> {
     const run = wakeup.routine_run_id
       ? await tx.routines.getRun(wakeup.routine_run_id)
       : wakeup.task_id ? await tx.routines.runByTask(wakeup.task_id) : undefined;
     if (!run || run.outcome !== null || (run.status !== 'dispatched' && run.status !== 'task_created')) return;
-    if (run.status === 'task_created' && wakeup.source === 'task_assigned' && outcome === 'succeeded') {
+    if (run.status === 'task_created' && wakeup.source === 'task_assigned' && outcome === 'succeeded' && sessionRan) {
       const task = await tx.tasks.get(run.linked_task_id!);
       if (task && task.state !== 'DONE') await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: run.routine_id }, null, true);
     }

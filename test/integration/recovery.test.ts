@@ -188,6 +188,26 @@ describe('recovery sweep (spec scenarios)', () => {
     expect(dispatched).toEqual([...taskIds].sort());
   });
 
+  it('GIVEN a recovered wakeup that ended failed WHEN later sweeps run inside the idempotency window THEN nothing is re-dispatched and nothing is reported as dispatched', async () => {
+    h = await startHarness();
+    // No executor anywhere: the recovered wakeup fails at once with no_executor and is not retried.
+    const { workspaceId, agentId } = await seedAgent(h, { executor: null });
+    const taskId = await insertTask(workspaceId, agentId);
+
+    expect(await h.scheduler.recovery.sweep()).toBe(1);
+    const failed = await h.waitFor(async () => (await listWakeups({ task_id: taskId })).find((w) => w.status === 'failed'), 'the recovered wakeup to fail');
+    expect(failed).toMatchObject({ recovered: true, error: 'no_executor' });
+
+    // A failed wakeup is not in the sweep's NOT EXISTS list, so the task is a candidate again; its
+    // recovery key is still live, so the enqueue is a duplicate and must not count as a dispatch.
+    expect(await h.scheduler.recovery.sweep()).toBe(0);
+    expect(await h.scheduler.recovery.sweep()).toBe(0);
+    expect(await listWakeups({ task_id: taskId })).toHaveLength(1);
+    expect(await listActivity({ workspace_id: workspaceId, code: 'recovery_dispatch' })).toHaveLength(1);
+    const [latest] = await listActivity({ workspace_id: workspaceId, code: 'recovery_sweep_complete' });
+    expect(latest.details).toEqual({ dispatched_count: 0 });
+  });
+
   it('skips a candidate whose agent budget is exhausted', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h);

@@ -23,11 +23,12 @@ export class SqliteBudgets implements BudgetRepo {
       : this.table.many('SELECT * FROM budgets ORDER BY created_at LIMIT 1000');
   }
   async forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]) {
-    const found: Budget[] = [];
-    for (const { scope, scope_id } of scopes) {
-      found.push(...this.table.many('SELECT * FROM budgets WHERE scope = ? AND scope_id = ? ORDER BY created_at', [scope, scope_id]));
-    }
-    return found;
+    if (scopes.length === 0) return [];
+    // scope_id alone is selective (ids are unique across kinds); one statement for every scope.
+    const ids = scopes.map((s) => s.scope_id);
+    const rows = this.table.many(
+      `SELECT * FROM budgets WHERE scope_id IN (${ids.map(() => '?').join(', ')}) ORDER BY created_at`, ids);
+    return rows.filter((budget) => scopes.some((s) => s.scope === budget.scope && s.scope_id === budget.scope_id));
   }
   async spend(scope: Budget['scope'], scopeId: string, since: number) {
     const column = SPEND_COLUMN[scope];

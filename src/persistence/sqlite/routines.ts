@@ -87,10 +87,10 @@ export class SqliteRoutines implements RoutineRepo {
       'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?', [routineId, limit]);
   }
   async updateRun(id: string, patch: Partial<RoutineRun>) { this.runs.update(id, patch); }
-  async activeRun(routineId: string, fingerprint: string) {
-    return this.runs.one(
+  async activeRuns(routineId: string, fingerprint: string) {
+    return this.runs.many(
       `SELECT * FROM office_routine_runs WHERE routine_id = ? AND dispatch_fingerprint = ? AND outcome IS NULL
-         AND status IN ('task_created', 'dispatched') ORDER BY started_at LIMIT 1`, [routineId, fingerprint]);
+         AND status IN ('task_created', 'dispatched') ORDER BY started_at, rowid LIMIT 20`, [routineId, fingerprint]);
   }
   async countActiveRuns(filter: { agent_id?: string }) {
     if (filter.agent_id) {

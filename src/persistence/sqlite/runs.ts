@@ -30,6 +30,10 @@ export class SqliteRuns implements RunRepo {
   async clearToken(id: string) { this.sql.run('UPDATE runs SET run_token_hash = NULL WHERE id = ?', [id]); }
   async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
 
+  async countRunning(agentId: string) {
+    return this.sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND status = 'running'", [agentId])!.n;
+  }
+
   async attemptsOf(wakeupId: string) {
     return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE wakeup_id = ?', [wakeupId])!.n;
   }
@@ -55,7 +59,7 @@ export class SqliteRuns implements RunRepo {
 
   async recentForTask(agentId: string, taskId: string, limit: number) {
     return this.table.many(
-      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status IN ('succeeded', 'failed')
+      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status = 'succeeded'
        ORDER BY created_at DESC, rowid DESC LIMIT ?`, [agentId, taskId, limit]).map((run) => strip(run)!);
   }
 

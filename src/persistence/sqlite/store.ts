@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
 import type { DomainEvent, EventOf, EventType } from '../../events/types.js';
 import type { Store, Tx } from '../store.js';
 import { SqliteActivity, SqliteInbox } from './activity.js';
@@ -13,6 +14,21 @@ import { Sql } from './sql.js';
 import { SqliteApprovals, SqliteComments, SqliteTasks } from './tasks.js';
 import { SqliteWakeups } from './wakeups.js';
 
+/** Bounds on one group commit, so a burst cannot hold every caller for long. */
+const MAX_BATCH_UNITS = 512;
+const MAX_BATCH_MS = 10;
+
+interface Unit {
+  kind: 'write' | 'read';
+  work: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type UnitOutcome =
+  | { unit: Unit; ok: true; value: unknown; events: DomainEvent[]; callbacks: (() => void)[] }
+  | { unit: Unit; ok: false; error: unknown; events: DomainEvent[]; callbacks: (() => void)[] };
+
 export interface SqliteStoreOptions {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
@@ -22,14 +38,15 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * SQLite behind the async Store port. One connection; units of work are serialised through
- * a promise queue so an awaiting transaction never interleaves with another on the connection.
+ * SQLite behind the async Store port. One connection; units of work run one after another, so an
+ * awaiting unit never interleaves with another on the connection.
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly sql: Sql;
   private readonly repos: Omit<Tx, 'emit' | 'afterCommit'> & { outbox: SqliteOutbox };
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly pending: Unit[] = [];
+  private draining = false;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
@@ -59,41 +76,93 @@ export class SqliteStore implements Store {
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.serialised(() => this.runTransaction(work));
+    return this.schedule('write', work);
   }
 
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.serialised(() => work(this.readOnlyTx()));
+    return this.schedule('read', work);
   }
 
   async close(): Promise<void> {
-    await this.serialised(async () => {
-      if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    await this.read(async () => undefined);
+    if (this.db.open) this.db.close();
+  }
+
+  private schedule<T>(kind: Unit['kind'], work: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ kind, work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        queueMicrotask(() => void this.drain());
+      }
     });
   }
 
-  private serialised<T>(unit: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(unit, unit);
-    this.queue = result.catch(() => undefined);
-    return result;
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      if (!this.db.open) {
+        for (const unit of this.pending.splice(0)) unit.reject(new Error('the store is closed'));
+        break;
+      }
+      await this.runBatch();
+    }
+    this.draining = false;
   }
 
-  private async runTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const events: DomainEvent[] = [];
-    const callbacks: (() => void)[] = [];
-    const tx = this.writableTx(events, callbacks);
+  /**
+   * Group commit: the units waiting when a batch starts (and those that arrive while it runs, up to
+   * a bound) share one BEGIN/COMMIT, each inside its own SAVEPOINT so a failing unit rolls back
+   * alone. Every caller hears back only after the COMMIT, so "committed" still means on disk, and
+   * events and after-commit callbacks still leave only after it, in commit order.
+   */
+  private async runBatch(): Promise<void> {
+    const outcomes: UnitOutcome[] = [];
+    const began = performance.now();
     this.sql.exec('BEGIN IMMEDIATE');
-    let result: T;
     try {
-      result = await work(tx);
+      while (this.pending.length > 0 && outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) {
+        outcomes.push(await this.runUnit(this.pending.shift()!));
+      }
       this.sql.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.sql.exec('ROLLBACK');
-      throw error;
+      for (const outcome of outcomes) outcome.unit.reject(error);
+      return;
     }
-    if (events.length > 0) this.options.publish(events);
-    for (const callback of callbacks) callback();
-    return result;
+    for (const outcome of outcomes) this.settle(outcome);
+  }
+
+  private async runUnit(unit: Unit): Promise<UnitOutcome> {
+    const events: DomainEvent[] = [];
+    const callbacks: (() => void)[] = [];
+    if (unit.kind === 'read') {
+      try {
+        return { unit, ok: true, value: await unit.work(this.readOnlyTx()), events, callbacks };
+      } catch (error) {
+        return { unit, ok: false, error, events, callbacks };
+      }
+    }
+    this.sql.exec('SAVEPOINT unit');
+    try {
+      const value = await unit.work(this.writableTx(events, callbacks));
+      this.sql.exec('RELEASE unit');
+      return { unit, ok: true, value, events, callbacks };
+    } catch (error) {
+      this.sql.exec('ROLLBACK TO unit');
+      this.sql.exec('RELEASE unit');
+      return { unit, ok: false, error, events: [], callbacks: [] };
+    }
+  }
+
+  private settle(outcome: UnitOutcome): void {
+    if (!outcome.ok) {
+      outcome.unit.reject(outcome.error);
+      return;
+    }
+    if (outcome.events.length > 0) this.options.publish(outcome.events);
+    for (const callback of outcome.callbacks) callback();
+    outcome.unit.resolve(outcome.value);
   }
 
   private writableTx(events: DomainEvent[], callbacks: (() => void)[]): Tx {

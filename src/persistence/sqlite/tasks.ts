@@ -19,13 +19,23 @@ export class SqliteTasks implements TaskRepo {
   async insert(task: Task) {
     const { blocked_by, reviewers, ...row } = task;
     this.table.insert(row);
-    await this.setBlockers(task.id, blocked_by);
-    await this.setReviewers(task.id, reviewers);
+    this.insertLinks('task_blockers', 'blocker_task_id', task.id, blocked_by);
+    this.insertLinks('task_reviewers', 'agent_id', task.id, reviewers);
   }
 
   async get(id: string) {
-    const row = this.table.get(id);
-    return row ? this.withLinks(row) : undefined;
+    // One statement: the links come back as JSON arrays beside the row.
+    const row = this.sql.get<Record<string, unknown>>(
+      `SELECT t.*,
+         (SELECT json_group_array(blocker_task_id) FROM (SELECT blocker_task_id FROM task_blockers WHERE task_id = t.id ORDER BY rowid)) AS blocked_by,
+         (SELECT json_group_array(agent_id) FROM (SELECT agent_id FROM task_reviewers WHERE task_id = t.id ORDER BY rowid)) AS reviewers
+       FROM tasks t WHERE t.id = ?`, [id]);
+    if (!row) return undefined;
+    const blocked_by = JSON.parse(row.blocked_by as string) as string[];
+    const reviewers = JSON.parse(row.reviewers as string) as string[];
+    delete row.blocked_by;
+    delete row.reviewers;
+    return { ...this.table.decode(row), blocked_by, reviewers };
   }
 
   async list(filter: TaskFilter) {
@@ -45,16 +55,16 @@ export class SqliteTasks implements TaskRepo {
 
   async setBlockers(id: string, blockerIds: string[]) {
     this.sql.run('DELETE FROM task_blockers WHERE task_id = ?', [id]);
-    for (const blocker of new Set(blockerIds)) {
-      this.sql.run('INSERT INTO task_blockers (task_id, blocker_task_id) VALUES (?, ?)', [id, blocker]);
-    }
+    this.insertLinks('task_blockers', 'blocker_task_id', id, blockerIds);
   }
 
   async setReviewers(id: string, agentIds: string[]) {
     this.sql.run('DELETE FROM task_reviewers WHERE task_id = ?', [id]);
-    for (const agent of new Set(agentIds)) {
-      this.sql.run('INSERT INTO task_reviewers (task_id, agent_id) VALUES (?, ?)', [id, agent]);
-    }
+    this.insertLinks('task_reviewers', 'agent_id', id, agentIds);
+  }
+
+  private insertLinks(table: 'task_blockers' | 'task_reviewers', column: string, taskId: string, ids: string[]) {
+    for (const linked of new Set(ids)) this.sql.run(`INSERT INTO ${table} (task_id, ${column}) VALUES (?, ?)`, [taskId, linked]);
   }
 
   async countActionable(agentId: string) {

@@ -56,10 +56,9 @@ export class SqliteWakeups implements WakeupRepo {
   }
 
   async claim(id: string, at: number) {
-    const changes = this.sql.run(
+    return this.table.one(
       `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at
-       WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry')`, { id, at }).changes;
-    return changes === 1 ? this.table.get(id) : undefined;
+       WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') RETURNING *`, { id, at });
   }
 
   async update(id: string, patch: Partial<Wakeup>) { this.table.update(id, patch); }
