@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
+import { dailyCapReached, nextUtcDay, startOfUtcDay } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
 import { routineSummaryScope } from '../domain/summary.js';
@@ -20,6 +21,8 @@ import type { PipelineContext } from './pipelineContext.js';
 export type Preparation =
   | { kind: 'gone' }
   | { kind: 'ended'; wakeup: Wakeup; agentChanged: boolean }
+  /** Back in the queue until `until` (a daily cap): not an ending, the actor offers it again then. */
+  | { kind: 'deferred'; wakeup: Wakeup; until: number }
   | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
 
 export const hashRunToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -75,6 +78,17 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
     }
   }
 
+  const cap = await dailyCapOf(tx, agent, now);
+  if (cap) {
+    const until = nextUtcDay(now);
+    const timed = wakeup.source === 'routine' || wakeup.source === 'self';
+    await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until, skip_reason: cap });
+    await decide(ctx, tx, wakeup, 'wakeup_deferred_daily_cap',
+      `${timed ? 'timed work deferred' : 'event-driven work waits'} until ${new Date(until).toISOString()}: ${cap} reached`, now,
+      { cap, until: new Date(until).toISOString(), timed });
+    return { kind: 'deferred', wakeup, until };
+  }
+
   if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) {
     const holder = (await tx.tasks.get(task.id))?.checkout_agent_id;
     await decide(ctx, tx, wakeup, 'wakeup_checkout_conflict', `skipped: task is checked out by ${holder}`, now, { holder });
@@ -98,6 +112,12 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   await tx.wakeups.update(wakeup.id, { run_id: run.row.id });
   if (agent.status !== 'working') await tx.agents.update(agent.id, { status: 'working' });
   return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
+}
+
+async function dailyCapOf(tx: Tx, agent: Agent, now: number) {
+  if (agent.daily_run_cap === null && agent.daily_cost_cap_usd === null) return null;
+  const since = startOfUtcDay(now);
+  return dailyCapReached(agent, { runs: await tx.runs.countStartedSince(agent.id, since), costUsd: await tx.runs.costSince(agent.id, since) });
 }
 
 async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {

@@ -68,6 +68,9 @@ function explainQueued(input: ExplainInput): string {
   if (input.agentStatus === 'paused' || input.agentStatus === 'stopped') {
     return `queued: agent is ${input.agentStatus}; it will end with no run when claimed`;
   }
+  if (w.skip_reason === 'daily_run_cap' || w.skip_reason === 'daily_cost_cap') {
+    return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${new Date(w.available_at).toISOString()}`;
+  }
   if (w.available_at > input.now) return `queued: held until ${hhmmss(w.available_at)} (coalescing window or delay)`;
   if (actor?.cooldown_until) return `queued: cooling down until ${actor.cooldown_until.slice(11, 19)}`;
   if (actor && actor.running >= actor.max_concurrent_sessions) {

@@ -180,6 +180,8 @@ export interface WakeupRepo {
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
+  /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
+  releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;
   /** Any wakeup for the task in one of these statuses. */
   existsForTask(taskId: string, statuses: readonly WakeupStatus[]): Promise<boolean>;

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody, WakeAgentBody } from '../domain/schemas.js';
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
-import type { ServiceDeps } from './deps.js';
+import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import type { EnqueueOutcome, WakeupService } from './wakeups.js';
@@ -51,6 +51,7 @@ export class OrgService {
     private readonly wakeups: WakeupService,
     private readonly heartbeat: CoordinatorRoutineInstaller,
     private readonly agentChanged: (agent: Agent) => void,
+    private readonly notifier: WakeupNotifier,
   ) {}
 
   createWorkspace(body: z.output<typeof CreateWorkspaceBody>): Promise<Workspace> {
@@ -141,6 +142,12 @@ export class OrgService {
         updated_at: this.deps.clock.now(),
       });
       tx.emit('agent.updated', { agent_id: id });
+      if (body.daily_run_cap !== undefined || body.daily_cost_cap_usd !== undefined) {
+        // A changed cap may free today's deferred work; if it is still capped, the claim defers it again.
+        for (const wakeup of await tx.wakeups.releaseDeferred(id, this.deps.clock.now())) {
+          tx.afterCommit(() => this.notifier.wakeupQueued(id, wakeup.id, wakeup.available_at));
+        }
+      }
       return (await tx.agents.get(id))!;
     });
     this.agentChanged(agent);

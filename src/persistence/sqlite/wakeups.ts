@@ -57,7 +57,7 @@ export class SqliteWakeups implements WakeupRepo {
 
   async claim(id: string, at: number) {
     return this.table.one(
-      `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at
+      `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL
        WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') RETURNING *`, { id, at });
   }
 
@@ -71,6 +71,13 @@ export class SqliteWakeups implements WakeupRepo {
       : this.table.many(
         `SELECT * FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')
          ORDER BY requested_at, rowid`);
+  }
+
+  async releaseDeferred(agentId: string, now: number) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET available_at = @now, skip_reason = NULL
+       WHERE agent_id = @agent AND status = 'queued' AND skip_reason IN ('daily_run_cap', 'daily_cost_cap') RETURNING *`,
+      { agent: agentId, now });
   }
 
   async pendingRetriesFor(taskId: string, agentId: string) {
