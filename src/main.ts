@@ -2,6 +2,7 @@
  * Starts Office Scheduler: migrates the embedded SQLite database, restores the actors, and
  * serves the API and dashboard. SIGTERM/SIGINT stop it cleanly.
  */
+import { createWebSocketInspector } from '@statelyai/inspect';
 import { ConfigError, loadConfig } from './config.js';
 import { createScheduler } from './scheduler.js';
 
@@ -16,9 +17,12 @@ async function main() {
     }
     throw error;
   }
-  const scheduler = await createScheduler({ config });
+  // OFFICE_INSPECT=ws://…: every actor's transitions go to a @statelyai/inspect WebSocket inspector.
+  const inspector = config.inspectUrl ? createWebSocketInspector({ url: config.inspectUrl }) : null;
+  const scheduler = await createScheduler({ config, ...(inspector ? { inspect: (event) => inspector.inspect.next?.(event) } : {}) });
   const { url } = await scheduler.start();
   process.stdout.write(`Office Scheduler listening on ${url} (database ${config.dbPath})\n`);
+  if (inspector) process.stdout.write(`Actor inspection on: sending to ${config.inspectUrl}\n`);
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -26,7 +30,10 @@ async function main() {
     stopping = true;
     scheduler.app.log.info({ signal }, 'shutting down');
     scheduler.stop().then(
-      () => process.exit(0),
+      () => {
+        inspector?.stop();
+        process.exit(0);
+      },
       (error) => {
         scheduler.app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);

@@ -67,6 +67,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     synchronous: config.sqliteSync,
     now: () => clock.now(),
     publish: (events) => bus!.publish(events),
+    onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
   });
   bus = new EventBus(log, (ids) => {
     acknowledged.push(...ids);
@@ -90,7 +91,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   };
   const deps = { store, clock, config, log };
   const wakeups = new WakeupService(config, log, notifier);
-  const tasks = new TaskService(deps, notifier);
+  const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
   const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
   const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id), notifier);

@@ -10,7 +10,9 @@ import { buildContinuationSummary, routineSummaryScope } from '../domain/summary
 import { TASK_STATES, type Run } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
+import { ServiceError } from '../services/errors.js';
 import { newId } from '../services/ids.js';
+import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import type { TaskService } from '../services/tasks.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { FinishedRun } from './pipelineContext.js';
@@ -85,7 +87,7 @@ async function applyActions(deps: AfterRunDeps, tx: Tx, run: Run, result: Record
   let applied = 0;
   for (const [index, raw] of result.actions.slice(0, 20).entries()) {
     const parsed = AgentActionSchema.safeParse(raw);
-    const problem = parsed.success ? await applyAction(deps, tx, run, parsed.data, index, now) : parsed.error.issues[0]?.message ?? 'invalid action';
+    const problem = parsed.success ? await applyActionSafely(deps, tx, run, parsed.data, index, now) : parsed.error.issues[0]?.message ?? 'invalid action';
     if (problem) {
       await recordDecision(tx, deps.log, {
         workspace_id: run.workspace_id, code: 'agent_action_rejected', agent_id: run.agent_id, run_id: run.id,
@@ -94,6 +96,16 @@ async function applyActions(deps: AfterRunDeps, tx: Tx, run: Run, result: Record
     } else applied++;
   }
   return applied;
+}
+
+/** A refused action (bad id, deleted agent) is rejected on its own; it never fails the run's bookkeeping. */
+async function applyActionSafely(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAction, index: number, now: number): Promise<string | null> {
+  try {
+    return await applyAction(deps, tx, run, action, index, now);
+  } catch (error) {
+    if (error instanceof ServiceError || error instanceof InvalidWakeupPayloadError) return error.message;
+    throw error;
+  }
 }
 
 async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAction, index: number, now: number): Promise<string | null> {

@@ -18,6 +18,8 @@ export interface RunResult {
   error: string | null;
   /** A run a dead process left behind: it may have spent money, so it is not simply failed. */
   interrupted?: boolean;
+  /** False on the fallback path after a failed finish: record the result, skip actions and summaries. */
+  followUps?: boolean;
 }
 
 export interface FinishOutcome {
@@ -40,10 +42,10 @@ export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, 
   if (result.ok) {
     await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
     await ctx.routineOutcome(tx, wakeup, 'succeeded', now, true);
-    await ctx.afterRun(tx, finished, now);
+    if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
     return { retryAt: null };
   }
-  await ctx.afterRun(tx, finished, now);
+  if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
   return handleWakeupFailure(ctx, tx, wakeup, run, result, now);
 }
 

@@ -3,7 +3,7 @@
  * transaction), finish (one transaction). The agent actor hears the outcome as DISPATCH_ENDED.
  */
 import type { Run } from '../domain/types.js';
-import { finishRun, handleWakeupFailure, type FinishOutcome } from './finish.js';
+import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
 
@@ -17,6 +17,8 @@ export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the r
 
 export class RunPipeline {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  private readonly processing = new Set<Promise<unknown>>();
+  private closing = false;
 
   constructor(private readonly ctx: PipelineContext) {}
 
@@ -24,7 +26,16 @@ export class RunPipeline {
     return this.inFlight.size;
   }
 
-  async process(wakeupId: string): Promise<DispatchOutcome> {
+  /** Claims and runs one wakeup. After close() nothing new is claimed: the row stays queued for the next boot. */
+  process(wakeupId: string): Promise<DispatchOutcome> {
+    if (this.closing) return Promise.resolve({ ranSession: false, retryAt: null });
+    const work = this.processOne(wakeupId);
+    this.processing.add(work);
+    void work.finally(() => this.processing.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  private async processOne(wakeupId: string): Promise<DispatchOutcome> {
     const { store, clock } = this.ctx;
     const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now()));
     if (prepared.kind === 'gone') return { ranSession: false, retryAt: null };
@@ -51,20 +62,38 @@ export class RunPipeline {
     });
     this.inFlight.set(run.id, { controller, done: launched });
     try {
-      const result = await launched;
+      // An executor should answer with a failed result, never throw; if one does, it is a failed run all the same.
+      const result = await launched.catch((error: unknown) => ({ ok: false, resultJson: {}, error: `executor error: ${String(error)}` }));
       // Read at once: a session that ended on its own before a shutdown abort is not interrupted.
       const interrupted = controller.signal.aborted;
-      const outcome: FinishOutcome = await store.transaction((tx) =>
-        finishRun(this.ctx, tx, prepared.wakeup.id, run, {
-          ok: result.ok && !interrupted,
-          resultJson: result.resultJson,
-          error: interrupted ? INTERRUPTED_ERROR : result.error,
-          interrupted,
-        }, clock.now()),
-      );
+      const recorded: RunResult = {
+        ok: result.ok && !interrupted,
+        resultJson: result.resultJson,
+        error: interrupted ? INTERRUPTED_ERROR : result.error,
+        interrupted,
+      };
+      const outcome = await this.finish(prepared.wakeup.id, run, recorded);
       return { ranSession: true, retryAt: outcome.retryAt };
     } finally {
       this.inFlight.delete(run.id);
+    }
+  }
+
+  /**
+   * Records the result. If that transaction fails (an action that cannot apply, a constraint), the
+   * run is still closed in a second one, without follow-ups, so nothing stays claimed or running.
+   */
+  private async finish(wakeupId: string, run: Run, result: RunResult): Promise<FinishOutcome> {
+    const { store, clock, log } = this.ctx;
+    try {
+      return await store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, result, clock.now()));
+    } catch (error) {
+      log.error({ err: error, run_id: run.id, wakeup_id: wakeupId }, 'recording the run failed; closing it without follow-ups');
+      const fallback: RunResult = {
+        ok: false, resultJson: result.resultJson, followUps: false,
+        error: `the run's result could not be recorded: ${(error as Error).message}`,
+      };
+      return store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, fallback, clock.now()));
     }
   }
 
@@ -108,8 +137,11 @@ export class RunPipeline {
     });
   }
 
-  /** On shutdown: sessions still running after the grace period are aborted. */
+  /** On shutdown: nothing new is claimed; sessions still running after the grace period are aborted. */
   async drain(graceMs: number): Promise<void> {
+    this.closing = true;
+    // A claim already in preparation either launches (and is drained below) or ends without a run.
+    await Promise.race([Promise.allSettled([...this.processing]), new Promise((resolve) => setTimeout(resolve, 50).unref())]);
     const pending = [...this.inFlight.values()];
     if (pending.length === 0) return;
     const timeout = new Promise((resolve) => setTimeout(resolve, graceMs).unref());

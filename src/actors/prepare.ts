@@ -43,14 +43,17 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   }
 
   const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
-  const retryCancel = wakeup.retry_count > 0 ? retryCancellationOf(wakeup, task) : null;
+  // An approval decision is news for the agent that asked, whatever became of the task: approving
+  // moves it to DONE, which would otherwise cancel every approval_resolved as task_terminal.
+  const taskScoped = wakeup.source !== 'approval_resolved';
+  const retryCancel = wakeup.retry_count > 0 && taskScoped ? retryCancellationOf(wakeup, task) : null;
   if (retryCancel) {
     await decide(ctx, tx, wakeup, 'wakeup_retry_cancelled', `retry cancelled at promotion: ${retryCancel}`, now, {
       reason: retryCancel, old_agent: wakeup.agent_id,
     });
     return end('cancelled', { cancel_reason: retryCancel });
   }
-  if (wakeup.task_id) {
+  if (wakeup.task_id && taskScoped) {
     const stale = stalenessOf(wakeup, task);
     if (stale) {
       await decide(ctx, tx, wakeup, 'wakeup_stale_cancelled', `cancelled as stale: ${stale}`, now, {
@@ -224,6 +227,7 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
   if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
   // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
   const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
+  if (!nothingToDo) await ctx.wakeups.requeueFolded(tx, wakeup, now);
   await ctx.routineOutcome(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
 }
 

@@ -13,8 +13,9 @@ import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from './pipeline.js';
 
 const SNAPSHOT_KIND = 'agent';
-/** After a pipeline error the wakeup (rolled back to queued) is offered again after this pause. */
+/** After a pipeline error the wakeup is offered again after a pause that doubles, up to an hour. */
 const PIPELINE_ERROR_RETRY_MS = 5_000;
+const PIPELINE_ERROR_RETRY_MAX_MS = 3_600_000;
 
 export interface SupervisorDeps {
   store: Store;
@@ -50,6 +51,7 @@ export function cooldownFromRows(agent: Agent, now: number): number | null {
 export class Supervisor implements WakeupNotifier {
   private readonly actors = new Map<string, Actor<AgentMachine>>();
   private readonly dirty = new Set<string>();
+  private readonly pipelineErrors = new Map<string, number>();
   private flushing: Promise<void> | null = null;
   private stopped = false;
 
@@ -160,10 +162,17 @@ export class Supervisor implements WakeupNotifier {
   private dispatch(agentId: string, wakeupId: string): void {
     // The machine is mid-transition when it calls this; the pipeline's answer arrives as a new event.
     this.deps.process(wakeupId).then(
-      (outcome) => this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt),
+      (outcome) => {
+        this.pipelineErrors.delete(wakeupId);
+        this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt);
+      },
       (error) => {
-        this.deps.log.error({ err: error, agent_id: agentId, wakeup_id: wakeupId }, 'wakeup pipeline failed; offering the wakeup again');
-        this.ended(agentId, wakeupId, false, this.deps.clock.now() + PIPELINE_ERROR_RETRY_MS);
+        const attempts = (this.pipelineErrors.get(wakeupId) ?? 0) + 1;
+        this.pipelineErrors.set(wakeupId, attempts);
+        const delay = Math.min(PIPELINE_ERROR_RETRY_MAX_MS, PIPELINE_ERROR_RETRY_MS * 2 ** (attempts - 1));
+        this.deps.log.error({ err: error, agent_id: agentId, wakeup_id: wakeupId, attempts, retry_in_ms: delay },
+          'wakeup pipeline failed; offering the wakeup again');
+        this.ended(agentId, wakeupId, false, this.deps.clock.now() + delay);
       },
     );
   }

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { createActor, fromPromise, type Actor, type InspectionEvent } from 'xstate';
-import { missedTicks, nextFireAfter } from '../domain/cron.js';
+import { lastFireAtOrBefore, missedTicks, nextFireAfter } from '../domain/cron.js';
 import type { Routine, RoutineTrigger } from '../domain/routines.js';
 import { sleepUntil, type Clock } from '../machines/clock.js';
 import { triggerMachine, type FireDueInput, type FireDueOutput, type TriggerMachine } from '../machines/trigger.js';
@@ -42,25 +42,13 @@ export function planTicks(routine: Pick<Routine, 'catch_up_policy' | 'catch_up_m
   const zone = trigger.timezone ?? 'UTC';
   const cap = Math.max(1, routine.catch_up_max);
   if (routine.catch_up_policy === 'skip_missed') {
-    const later = missedTicks(expression, zone, new Date(due), new Date(now), 1);
-    if (later.total === 0) return { fire: [due], missed: null };
-    const latest = later.total === 1 ? later.ticks[0]!.getTime() : lastTickNotAfter(expression, zone, due, now);
-    return { fire: [latest], missed: null };
+    const latest = lastFireAtOrBefore(expression, zone, new Date(now))?.getTime() ?? due;
+    return { fire: [Math.max(due, latest)], missed: null };
   }
   const later = missedTicks(expression, zone, new Date(due), new Date(now), cap - 1);
   const fire = [due, ...later.ticks.map((t) => t.getTime())];
   const dropped = later.total - later.ticks.length;
   return { fire, missed: dropped > 0 ? { count: dropped, since: fire[fire.length - 1]! } : null };
-}
-
-/** Walks forward from the due tick to the latest one not after now (bounded by the cron's own cadence). */
-function lastTickNotAfter(expression: string, zone: string, due: number, now: number): number {
-  let latest = due;
-  for (;;) {
-    const next = nextFireAfter(expression, zone, new Date(latest));
-    if (!next || next.getTime() > now) return latest;
-    latest = next.getTime();
-  }
 }
 
 export class TriggerSupervisor implements RoutineChangeListener {

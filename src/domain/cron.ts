@@ -90,6 +90,12 @@ export function nextFireAfter(expr: string, timezone: string, after: Date): Date
   return compileCron(expr, timezone).nextRun(assertValidDate('after', after));
 }
 
+/** The latest scheduled instant not after `at` (croner walks backwards; no tick-by-tick scan). */
+export function lastFireAtOrBefore(expr: string, timezone: string, at: Date): Date | null {
+  const reference = new Date(assertValidDate('at', at).getTime() + 1);
+  return compileCron(expr, timezone).previousRuns(1, reference)[0] ?? null;
+}
+
 export interface MissedTicks {
   /** The oldest `limit` missed instants, oldest first. */
   ticks: Date[];

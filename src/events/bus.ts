@@ -48,20 +48,23 @@ export class EventBus {
 
   private async deliver(event: DomainEvent): Promise<void> {
     const handled = (this.subscribers.get(event.type) ?? []).map((subscriber) => this.run(subscriber, event));
-    await Promise.all(handled);
-    this.acknowledge([event.id]);
+    const succeeded = (await Promise.all(handled)).every(Boolean);
+    // A failed subscriber leaves the outbox row, so the event is delivered again at the next boot.
+    if (succeeded) this.acknowledge([event.id]);
     this.pending--;
     if (this.pending === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
-  private async run(subscriber: Subscriber<EventType>, event: DomainEvent): Promise<void> {
+  private async run(subscriber: Subscriber<EventType>, event: DomainEvent): Promise<boolean> {
     try {
       await subscriber(event);
+      return true;
     } catch (error) {
-      // One subscriber's bug must not starve the others or wedge the bus; it is logged loudly.
-      this.log.error({ err: error, event_type: event.type, event_id: event.id }, 'event subscriber failed');
+      // One subscriber's failure must not starve the others or wedge the bus; it is logged loudly.
+      this.log.error({ err: error, event_type: event.type, event_id: event.id }, 'event subscriber failed; the event stays in the outbox');
+      return false;
     }
   }
 }

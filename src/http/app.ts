@@ -54,12 +54,12 @@ function registerJsonParser(app: FastifyInstance) {
     (req as { rawBody?: string }).rawBody = text;
     if (text.trim() === '') return done(null, undefined);
     if (nestingDepth(text) > MAX_JSON_DEPTH) {
-      return done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
+      return done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'validation_error' }), undefined);
     }
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(Object.assign(new Error(`invalid JSON body: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+      done(Object.assign(new Error(`invalid JSON body: ${(error as Error).message}`), { statusCode: 400, code: 'validation_error' }), undefined);
     }
   });
 }

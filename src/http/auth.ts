@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes an agent may call with its run token; every other route answers 403 to one. */
     agentAllowed?: boolean;
+    /** Routes that also take the API token as `?token=`: the event stream, since EventSource cannot send headers. */
+    queryToken?: boolean;
   }
 }
 
@@ -24,9 +26,26 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/**
+ * The matched route and the decoded path both count: the router decodes %-escapes that the raw URL
+ * still carries, and an unknown /api/office/ path must answer 401, not reveal the route table.
+ */
+function isOfficeApi(request: FastifyRequest): boolean {
+  if (request.routeOptions.url?.startsWith('/api/office/')) return true;
+  const path = request.url.split('?')[0] ?? '';
+  try {
+    return decodeURIComponent(path).startsWith('/api/office/');
+  } catch {
+    return path.startsWith('/api/office/');
+  }
+}
+
 function bearerOf(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  if (!header) return null;
+  if (!header) {
+    const token = request.routeOptions.config?.queryToken ? (request.query as { token?: unknown } | undefined)?.token : undefined;
+    return typeof token === 'string' && token ? token : null;
+  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1]! : '';
 }
@@ -38,7 +57,7 @@ function bearerOf(request: FastifyRequest): string | null {
 export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
   app.decorateRequest('principal', null as never);
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/office/')) return;
+    if (!isOfficeApi(request)) return;
     const bearer = bearerOf(request);
     if (bearer !== null && apiToken && constantTimeEqual(bearer, apiToken)) {
       request.principal = { kind: 'user' };

@@ -34,7 +34,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (status === 413) return reply.code(413).send(errorBody('payload_too_large', error.message));
   if (status === 415) return reply.code(415).send(errorBody('unsupported_media_type', error.message));
   if (status >= 400 && status < 500) {
-    return reply.code(status).send(errorBody(status === 404 ? 'not_found' : 'bad_request', error.message));
+    const code = error.code === 'validation_error' ? 'validation_error' : status === 404 ? 'not_found' : 'bad_request';
+    return reply.code(status).send(errorBody(code, error.message));
   }
   request.log.error({ err: error }, 'request failed');
   return reply.code(500).send(errorBody('internal_error', 'internal error; see the server log'));

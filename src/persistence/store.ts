@@ -152,6 +152,7 @@ export interface ActivityRepo {
 export interface InboxRepo {
   insert(item: InboxItem): Promise<void>;
   list(workspaceId: string | undefined, status?: InboxItem['status']): Promise<InboxItem[]>;
+  resolveByRef(refId: string): Promise<void>;
 }
 
 export interface WakeupFilter {
@@ -180,6 +181,10 @@ export interface WakeupRepo {
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
+  /** Puts requests folded into `targetId` after `since` back in the queue; returns them. */
+  unfold(targetId: string, since: number, now: number): Promise<Wakeup[]>;
+  /** Wakeups that ended with no run because the agent was paused or stopped, since `since`. */
+  droppedWhileUnavailable(agentId: string, since: number): Promise<Wakeup[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
   releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;

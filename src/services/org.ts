@@ -19,9 +19,10 @@ export const SKIP_IDLE_WAKEUPS_BY_ROLE: Record<AgentRole, boolean> = {
 
 export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role === 'coordinator';
 
-/** Installs the coordinator heartbeat routine; provided by the routine service. */
-export interface CoordinatorRoutineInstaller {
+/** The routine side of an agent's lifecycle; provided by the routine service. */
+export interface AgentRoutines {
   installHeartbeat(agent: Agent): Promise<void>;
+  pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void>;
 }
 
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
@@ -49,7 +50,7 @@ export class OrgService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly wakeups: WakeupService,
-    private readonly heartbeat: CoordinatorRoutineInstaller,
+    private readonly routines: AgentRoutines,
     private readonly agentChanged: (agent: Agent) => void,
     private readonly notifier: WakeupNotifier,
   ) {}
@@ -126,7 +127,7 @@ export class OrgService {
       return agent;
     });
     this.agentChanged(agent);
-    if (isCoordinatorRole(agent.role)) await this.heartbeat.installHeartbeat(agent);
+    if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(agent);
     return (await this.deps.store.read((tx) => tx.agents.get(agent.id)))!;
   }
 
@@ -142,6 +143,7 @@ export class OrgService {
         updated_at: this.deps.clock.now(),
       });
       tx.emit('agent.updated', { agent_id: id });
+      if (resuming) await this.wakeups.replayDroppedWhileUnavailable(tx, id, this.deps.clock.now());
       if (body.daily_run_cap !== undefined || body.daily_cost_cap_usd !== undefined) {
         // A changed cap may free today's deferred work; if it is still capped, the claim defers it again.
         for (const wakeup of await tx.wakeups.releaseDeferred(id, this.deps.clock.now())) {
@@ -161,6 +163,9 @@ export class OrgService {
       const now = this.deps.clock.now();
       // Soft delete: runs and wakeups keep pointing at the agent for the record.
       await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
+      // Nothing waits on an agent that is gone: its queue is cancelled and its routines pause.
+      await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now);
+      await this.routines.pauseRoutinesOf(tx, id, now);
       tx.emit('agent.deleted', { agent_id: id });
       return (await tx.agents.get(id))!;
     });

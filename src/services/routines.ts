@@ -11,6 +11,7 @@ import {
   DEFAULT_CATCH_UP_MAX, DEFAULT_CONSECUTIVE_FAILURE_LIMIT, type Routine, type RoutineRun, type RoutineTrigger,
 } from '../domain/routines.js';
 import type { CreateRoutineBody, PatchRoutineBody, PatchTriggerBody, TriggerBody } from '../domain/schemas.js';
+import { missedTicksLine } from '../domain/prompt.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
@@ -18,7 +19,7 @@ import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
 import { newId, newSecret } from './ids.js';
-import { requireAgentIn, requireWorkspace, type CoordinatorRoutineInstaller } from './org.js';
+import { requireAgentIn, requireWorkspace, type AgentRoutines } from './org.js';
 import type { TaskService } from './tasks.js';
 import { appendWake, type WakeupService } from './wakeups.js';
 
@@ -71,7 +72,7 @@ export function dispatchFingerprint(routine: Pick<Routine, 'id' | 'task_template
     .slice(0, 32);
 }
 
-export class RoutineService implements CoordinatorRoutineInstaller {
+export class RoutineService implements AgentRoutines {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly wakeups: WakeupService,
@@ -137,10 +138,32 @@ export class RoutineService implements CoordinatorRoutineInstaller {
         ...(body.status === 'paused' ? { paused_reason: 'paused by a person' } : {}),
         updated_at: this.deps.clock.now(),
       });
+      if (resuming) await this.restartSchedules(tx, id, this.deps.clock.now());
       return (await tx.routines.get(id))!;
     });
     this.listener.routineChanged(id);
     return routine;
+  }
+
+  /** The assignee is gone: its routines pause with a reason rather than fail on every tick. */
+  async pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void> {
+    for (const routine of await tx.routines.list({ assignee: agentId })) {
+      if (routine.status !== 'active') continue;
+      const reason = 'paused because its assignee agent was deleted; assign another agent, then set it active';
+      await tx.routines.update(routine.id, { status: 'paused', paused_reason: reason, updated_at: now });
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: agentId, message: reason,
+      }, now, 'warn');
+      tx.afterCommit(() => this.listener.routineChanged(routine.id));
+    }
+  }
+
+  /** A paused routine missed nothing on purpose: its schedules resume from the next tick after now. */
+  private async restartSchedules(tx: Tx, routineId: string, now: number) {
+    for (const trigger of await tx.routines.triggersOf(routineId)) {
+      if (trigger.kind !== 'schedule' || !trigger.enabled) continue;
+      await tx.routines.updateTrigger(trigger.id, { next_run_at: nextTick(trigger.cron_expression!, trigger.timezone ?? 'UTC', now), updated_at: now });
+    }
   }
 
   async remove(id: string): Promise<void> {
@@ -331,7 +354,7 @@ export class RoutineService implements CoordinatorRoutineInstaller {
       const task = await this.tasks.createTaskIn(tx, {
         workspace_id: routine.workspace_id,
         title: renderTemplate(routine.task_template.title, run.trigger_payload),
-        description: renderTemplate(routine.task_template.description ?? '', run.trigger_payload),
+        description: withMissedNote(renderTemplate(routine.task_template.description ?? '', run.trigger_payload), request.missedTicks),
         assignee_agent_instance_id: routine.assignee_agent_instance_id,
       }, { type: 'system', id: routine.id }, { workflow: 'routine', origin: 'routine', origin_id: routine.id });
       return settle({ status: 'task_created', linked_task_id: task.id });
@@ -414,7 +437,8 @@ export class RoutineService implements CoordinatorRoutineInstaller {
     await tx.routines.updateRun(run.id, { outcome, completed_at: now });
     const routine = await tx.routines.get(run.routine_id);
     if (!routine) return;
-    await this.countFailures(tx, routine, outcome, now);
+    // "Failed runs in a row" means runs: a fire that never reached a session does not count.
+    if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now);
     if (routine.delivery) tx.afterCommit(() => void this.deliver(routine, run.id, outcome));
   }
 
@@ -468,6 +492,12 @@ function checkCron(expression: string, timezone: string, path: string) {
 
 function nextTick(expression: string, timezone: string, after: number): number | null {
   return nextFireAfter(expression, timezone, new Date(after))?.getTime() ?? null;
+}
+
+function withMissedNote(description: string, missed: FireRequest['missedTicks']): string {
+  if (!missed || missed.count === 0) return description;
+  const note = missedTicksLine({ count: missed.count, since: new Date(missed.since).toISOString() });
+  return description ? `${description}\n\n${note}` : note;
 }
 
 function routinePayload(routine: Routine, run: RoutineRun, request: FireRequest) {

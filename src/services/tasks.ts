@@ -8,6 +8,7 @@ import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+import type { WakeupService } from './wakeups.js';
 
 export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null };
 
@@ -15,6 +16,7 @@ export class TaskService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly notifier: WakeupNotifier,
+    private readonly wakeups: WakeupService,
   ) {}
 
   createTask(body: z.output<typeof CreateTaskBody>, by: Actor = { type: 'user', id: null }): Promise<Task> {
@@ -93,6 +95,7 @@ export class TaskService {
     if (!task.assignee_agent_instance_id) return;
     for (const retry of await tx.wakeups.pendingRetriesFor(task.id, task.assignee_agent_instance_id)) {
       await tx.wakeups.update(retry.id, { status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now });
+      await this.wakeups.requeueFolded(tx, retry, now);
       await tx.tasks.releaseCheckout(task.id, retry.id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,
@@ -116,7 +119,8 @@ export class TaskService {
     if (!task) throw notFound('task', id);
     const now = this.deps.clock.now();
     let target = state;
-    if (state === 'DONE' && task.requires_approval && !bypassApproval) {
+    // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
+    if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
       target = 'IN_REVIEW';
       await this.requestApproval(tx, task, by, now);
     }
@@ -194,6 +198,7 @@ export class TaskService {
       if (!approval) throw notFound('approval', id);
       const now = this.deps.clock.now();
       if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
+      await tx.inbox.resolveByRef(id);
       tx.emit('approval.resolved', {
         approval_id: id, task_id: approval.task_id, requested_by_agent_id: approval.requested_by_agent_id, status, decision_note: note,
       });

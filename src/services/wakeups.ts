@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
-import type { Wakeup } from '../domain/types.js';
+import type { Agent, Wakeup } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { WakeupNotifier } from './deps.js';
@@ -69,6 +69,49 @@ export class WakeupService {
     return { kind: 'queued', wakeup };
   }
 
+  /**
+   * A wakeup that ends without a run takes no one with it: requests folded into it after its last
+   * run started (so no session saw them) go back to the queue on their own.
+   */
+  async requeueFolded(tx: Tx, target: Wakeup, now: number): Promise<void> {
+    const lastRun = target.run_id ? await tx.runs.get(target.run_id) : undefined;
+    for (const folded of await tx.wakeups.unfold(target.id, lastRun?.started_at ?? 0, now)) {
+      tx.afterCommit(() => this.notifier.wakeupQueued(folded.agent_id, folded.id, folded.available_at));
+    }
+  }
+
+  /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. */
+  async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number): Promise<void> {
+    for (const wakeup of await tx.wakeups.listOpen(agent.id)) {
+      if (wakeup.status === 'claimed') continue; // running now: it finishes on its own
+      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: reason, finished_at: now });
+      if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+      await recordDecision(tx, this.log, {
+        workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
+        wakeup_id: wakeup.id, message: `cancelled: ${reason}`, details: { reason },
+      }, now);
+    }
+  }
+
+  /**
+   * A paused or stopped agent's claimed wakeups end with no run (the pinned rule). When the agent is
+   * resumed they are offered once more, so a pause defers work instead of silently dropping it.
+   */
+  async replayDroppedWhileUnavailable(tx: Tx, agentId: string, now: number): Promise<number> {
+    const dropped = await tx.wakeups.droppedWhileUnavailable(agentId, now - this.config.idempotencyWindowMs);
+    for (const wakeup of dropped) {
+      await tx.wakeups.update(wakeup.id, { skip_reason: `${wakeup.skip_reason}_replayed` });
+      await this.enqueue(tx, {
+        agent_id: agentId, source: wakeup.source, reason: `${wakeup.reason} (replayed after resume)`,
+        payload: wakeup.payload, idempotency_key: `replay:${wakeup.id}`,
+      }, now);
+    }
+    if (dropped.length > 0) {
+      this.log.info({ agent_id: agentId, replayed: dropped.length }, 'replaying wakeups that ended while the agent was unavailable');
+    }
+    return dropped.length;
+  }
+
   private newWakeup(
     workspaceId: string,
     request: EnqueueRequest,
@@ -117,8 +160,10 @@ export class WakeupService {
       return { kind: 'coalesced', wakeup: await this.foldInto(tx, wakeup, windowTarget, null, now), into: windowTarget };
     }
 
+    // A run waiting for its retry may wait hours and may still be cancelled: only work on the same
+    // task (or taskless work on a taskless run) rides along with it.
     const unstarted = await tx.wakeups.findUnstartedRun(wakeup.agent_id);
-    if (unstarted && sameTaskScope(unstarted, wakeup)) {
+    if (unstarted && unstarted.task_id === wakeup.task_id) {
       return { kind: 'merged_into_run', wakeup: await this.foldInto(tx, wakeup, unstarted, unstarted.run_id, now), into: unstarted };
     }
     return null;

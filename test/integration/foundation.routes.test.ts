@@ -617,7 +617,7 @@ describe('rejected requests answer 400/404/413/415 in the error envelope and wri
 
     it('malformed JSON is a 400 in the envelope', async () => {
       const res = await post('/api/office/workspaces', '{"name": "unterminated');
-      expectEnvelope(res, 400, 'bad_request');
+      expectEnvelope(res, 400, 'validation_error');
       expect(res.body.error.message).toMatch(/JSON/);
     });
 
@@ -635,10 +635,10 @@ describe('rejected requests answer 400/404/413/415 in the error envelope and wri
       let nested: unknown = 'bottom';
       for (let i = 0; i < 100; i++) nested = { a: nested };
       const objects = await post('/api/office/workspaces', { name: 'Deep', extra: nested });
-      expectEnvelope(objects, 400, 'bad_request');
+      expectEnvelope(objects, 400, 'validation_error');
       expect(objects.body.error.message).toMatch(/nested|deep/i);
       const arrays = await post('/api/office/tasks', `{"workspace_id":"${A.ws}","title":"Deep","blocked_by":${'['.repeat(100)}${']'.repeat(100)}}`);
-      expectEnvelope(arrays, 400, 'bad_request');
+      expectEnvelope(arrays, 400, 'validation_error');
     });
 
     it('brackets inside JSON strings do not count as nesting', async () => {

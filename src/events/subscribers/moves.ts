@@ -2,7 +2,6 @@ import { blockersResolvedKey, childrenCompletedKey, commentKey, taskAssignedKey 
 import { TERMINAL_TASK_STATES, type Task } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import type { EnqueueRequest } from '../../services/wakeups.js';
-import { newId } from '../../services/ids.js';
 import type { EventOf } from '../types.js';
 import { enqueueAll, type SubscriberDeps } from './context.js';
 
@@ -36,7 +35,9 @@ async function wakesForAssignee(deps: SubscriberDeps, tx: Tx, task: Task, event:
     return [{ agent_id: assignee, source: 'task_assigned', reason: 'moved to In Progress', payload: { task_id: task.id }, idempotency_key: taskAssignedKey(task.id, event.at) }];
   }
   const note = event.payload.note ?? 'Sent back from review.';
-  const commentId = newId('cmt');
+  // Named by the event, so a replayed event finds the same comment and the same idempotency key.
+  const commentId = `cmt_rejection_${event.id}`;
+  if (await tx.comments.get(commentId)) return [];
   // The rejection becomes a comment on the task, so the agent (and people) can read it later too.
   await tx.comments.insert({ id: commentId, workspace_id: task.workspace_id, task_id: task.id, author_type: 'user', author_id: event.payload.by.id ?? 'reviewer', body: `Rejected: ${note}`, created_at: deps.clock.now() });
   return [{
@@ -55,10 +56,24 @@ async function wakesForDependents(tx: Tx, task: Task, event: EventOf<'task.moved
     requests.push({
       agent_id: dependent.assignee_agent_instance_id, source: 'task_blockers_resolved', reason: 'blockers resolved',
       payload: { task_id: dependent.id, resolved_blocker_ids: dependent.blocked_by },
-      idempotency_key: blockersResolvedKey(dependent.id, task.id),
+      idempotency_key: blockersResolvedKey(dependent.id, await lastToFinish(tx, dependent.blocked_by, task)),
     });
   }
   return requests;
+}
+
+/**
+ * The blocker that finished last. Blockers finishing together each see none open, so the key must
+ * name the same one from every event, not the blocker whose event this is.
+ */
+async function lastToFinish(tx: Tx, blockerIds: string[], fallback: Task): Promise<string> {
+  let last = fallback;
+  for (const id of blockerIds) {
+    const blocker = await tx.tasks.get(id);
+    if (blocker && (blocker.completed_at ?? 0) > (last.completed_at ?? 0)) last = blocker;
+    else if (blocker && blocker.completed_at === last.completed_at && blocker.id > last.id) last = blocker;
+  }
+  return last.id;
 }
 
 /** One wakeup, when the last child of a parent reaches a terminal state. */
@@ -68,9 +83,12 @@ async function wakesForParent(tx: Tx, task: Task, event: EventOf<'task.moved'>):
   if (!parent?.assignee_agent_instance_id || TERMINAL_TASK_STATES.includes(parent.state)) return [];
   const children = await tx.tasks.children(parent.id);
   if (!children.every((child) => TERMINAL_TASK_STATES.includes(child.state))) return [];
+  // Keyed by when the last child got there, not by this event: children finishing together each see
+  // all of them terminal, and must land on the same wakeup.
+  const completedAt = Math.max(...children.map((child) => Math.max(child.completed_at ?? 0, child.archived_at ?? 0) || child.updated_at));
   return [{
     agent_id: parent.assignee_agent_instance_id, source: 'task_children_completed', reason: 'all subtasks finished',
-    payload: { task_id: parent.id }, idempotency_key: childrenCompletedKey(parent.id, event.id),
+    payload: { task_id: parent.id }, idempotency_key: childrenCompletedKey(parent.id, completedAt),
   }];
 }
 

@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { errorBody } from '../errors.js';
 
+/** Under the idle timeouts of common proxies, so an idle stream is not cut. */
+const KEEP_ALIVE_MS = 15_000;
+const STREAM_RETRY_MS = 2_000;
+
 /** Liveness, readiness, metrics and the live event stream. */
 export function systemRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
@@ -11,18 +15,29 @@ export function systemRoutes(ctx: AppContext) {
     app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
       reply.type('text/plain; version=0.0.4').send(await ctx.metrics()));
 
-    // Server-sent events: wakeup, run and actor changes as they happen.
-    app.get('/api/office/stream', { schema: { hide: true } }, (req, reply) => {
+    // Server-sent events: wakeup, run and actor changes as they happen. EventSource cannot send
+    // headers, so this route (only this one) also takes the API token as `?token=` (see auth.ts).
+    const open = new Set<import('node:http').ServerResponse>();
+    app.addHook('preClose', async () => {
+      // An open stream would hold the server open forever on shutdown.
+      for (const response of open) response.end();
+      open.clear();
+    });
+    app.get('/api/office/stream', { schema: { hide: true }, config: { queryToken: true } }, (req, reply) => {
       reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      reply.raw.write(`event: hello\ndata: ${JSON.stringify({ agents: ctx.feed.getSnapshot().context.agents })}\n\n`);
+      const response = reply.raw;
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      // Browsers reconnect on their own; a short retry keeps a restarted server's dashboard current.
+      response.write(`retry: ${STREAM_RETRY_MS}\nevent: hello\ndata: ${JSON.stringify({ agents: ctx.feed.getSnapshot().context.agents })}\n\n`);
+      open.add(response);
       const subscription = ctx.feed.on('changed', ({ item, sequence }) => {
-        reply.raw.write(`id: ${sequence}\nevent: ${item.kind}\ndata: ${JSON.stringify(item)}\n\n`);
+        response.write(`id: ${sequence}\nevent: ${item.kind}\ndata: ${JSON.stringify(item)}\n\n`);
       });
-      const keepAlive = setInterval(() => reply.raw.write(': keep-alive\n\n'), 15_000);
+      const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
       req.raw.on('close', () => {
         clearInterval(keepAlive);
         subscription.unsubscribe();
+        open.delete(response);
       });
     });
   };

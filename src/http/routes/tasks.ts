@@ -39,6 +39,8 @@ export function taskRoutes(ctx: AppContext) {
       if (principal.kind === 'agent') {
         if (req.body.workspace_id !== principal.workspaceId) throw forbidden('the task must be in the agent\'s own workspace');
         if (!req.body.parent_id) throw forbidden('an agent may only create subtasks (parent_id is required)');
+        // Choosing an executor is choosing what runs on the host: a person's decision, never an agent's.
+        if (req.body.executor) throw forbidden('an agent may not set an executor on a task');
       }
       return reply.code(201).send(toApi(await ctx.tasks.createTask(req.body, actorOf(req))));
     });

@@ -29,11 +29,12 @@ export class SqliteActivity implements ActivityRepo {
 
 export class SqliteInbox implements InboxRepo {
   private readonly table: Table<InboxItem>;
-  constructor(sql: Sql) {
+  constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'inbox_items',
       ['id', 'workspace_id', 'kind', 'title', 'body', 'agent_id', 'task_id', 'ref_id', 'status', 'created_at']);
   }
   async insert(item: InboxItem) { this.table.insert(item); }
+  async resolveByRef(refId: string) { this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
   async list(workspaceId: string | undefined, status?: InboxItem['status']) {
     const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
     return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, rowid DESC LIMIT 500`, params);

@@ -35,6 +35,8 @@ export interface SqliteStoreOptions {
   now: () => number;
   /** Receives the events of each committed transaction, in order. */
   publish: (events: DomainEvent[]) => void;
+  /** Told about a failure of the store's own machinery (not of a unit of work). */
+  onFatal?: (error: unknown) => void;
 }
 
 /**
@@ -94,20 +96,25 @@ export class SqliteStore implements Store {
       this.pending.push({ kind, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
-        queueMicrotask(() => void this.drain());
+        queueMicrotask(() => void this.drain().catch((error) => this.options.onFatal?.(error)));
       }
     });
   }
 
   private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
-      if (!this.db.open) {
-        for (const unit of this.pending.splice(0)) unit.reject(new Error('the store is closed'));
-        break;
+    try {
+      while (this.pending.length > 0) {
+        if (!this.db.open) {
+          for (const unit of this.pending.splice(0)) unit.reject(new Error('the store is closed'));
+          break;
+        }
+        await this.runBatch();
       }
-      await this.runBatch();
+    } finally {
+      this.draining = false;
+      // Work that arrived while the last batch failed must not wait for a caller that never comes.
+      if (this.pending.length > 0 && this.db.open) this.schedule('read', async () => undefined).catch(() => undefined);
     }
-    this.draining = false;
   }
 
   /**
@@ -118,16 +125,21 @@ export class SqliteStore implements Store {
    */
   private async runBatch(): Promise<void> {
     const outcomes: UnitOutcome[] = [];
+    let current: Unit | undefined;
     const began = performance.now();
-    this.sql.exec('BEGIN IMMEDIATE');
     try {
+      // BEGIN can fail too (another connection holding the lock past the busy timeout).
+      this.sql.exec('BEGIN IMMEDIATE');
       while (this.pending.length > 0 && outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) {
-        outcomes.push(await this.runUnit(this.pending.shift()!));
+        current = this.pending.shift()!;
+        outcomes.push(await this.runUnit(current));
+        current = undefined;
       }
       this.sql.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.sql.exec('ROLLBACK');
       for (const outcome of outcomes) outcome.unit.reject(error);
+      current?.reject(error);
       return;
     }
     for (const outcome of outcomes) this.settle(outcome);

@@ -73,6 +73,19 @@ export class SqliteWakeups implements WakeupRepo {
          ORDER BY requested_at, rowid`);
   }
 
+  async unfold(targetId: string, since: number, now: number) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'queued', coalesced_into_id = NULL, run_id = NULL, finished_at = NULL, available_at = @now
+       WHERE coalesced_into_id = @target AND status = 'coalesced' AND requested_at > @since RETURNING *`,
+      { target: targetId, since, now });
+  }
+
+  async droppedWhileUnavailable(agentId: string, since: number) {
+    return this.table.many(
+      `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status = 'finished'
+         AND skip_reason IN ('agent_paused', 'agent_stopped') AND finished_at >= ? ORDER BY requested_at`, [agentId, since]);
+  }
+
   async releaseDeferred(agentId: string, now: number) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET available_at = @now, skip_reason = NULL

@@ -1,0 +1,237 @@
+/**
+ * `office-scheduler`: a small command line for the HTTP API (bin/office-scheduler.mjs runs it).
+ * It reads OFFICE_API_URL (default http://127.0.0.1:7700) and OFFICE_API_TOKEN, prints plain
+ * tables (or `--json`), and exits 0 on success, 1 when the API refuses, 2 on bad usage and 3 when
+ * no scheduler answers.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { WAKEUP_STATUSES } from '../domain/types.js';
+import { ApiClient, CliError, EXIT } from './client.js';
+import { DEMO, seedDemo } from './demo.js';
+import { table, time } from './format.js';
+import { startServer } from './server.js';
+
+export const USAGE = `Usage: office-scheduler <command> [options]
+
+Commands:
+  serve                                  start the scheduler (builds the dashboard first if needed)
+  demo                                   start the scheduler with a demo workspace (database ./data/demo.db)
+  routines list [--workspace <id>]       routines with their triggers, next fire and last run
+  routines fire <id> [--var key=value]…  fire a routine now; --var sets a template variable
+  wakeups list [--agent <id>] [--status <status>] [--source <source>] [--limit <n>]
+  wakeups why <id>                       why a wakeup did (or did not) wake its agent, in one sentence
+  help                                   this text
+
+Options: --json prints the API's JSON instead of a table.
+Environment: OFFICE_API_URL (default http://127.0.0.1:7700), OFFICE_API_TOKEN.
+Exit codes: 0 ok, 1 the API refused the request, 2 bad usage, 3 cannot connect.`;
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: Io = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  env: process.env,
+};
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(`office-scheduler: ${error.message}`);
+      if (error.exitCode === EXIT.usage) io.err('Run `office-scheduler help` for usage.');
+      return error.exitCode;
+    }
+    io.err(`office-scheduler: unexpected error: ${error instanceof Error ? error.stack : String(error)}`);
+    return EXIT.api;
+  }
+}
+
+function usage(message: string): never {
+  throw new CliError(message, EXIT.usage);
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+function parse(args: string[], options: ParseArgsConfig['options'], positionals: number): { values: Values; positionals: string[] } {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  if (parsed.positionals.length > positionals) usage(`unexpected argument '${parsed.positionals[positionals]}'`);
+  return parsed;
+}
+
+async function run(argv: string[], io: Io): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      io.out(USAGE);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    case 'serve':
+      parse(argv.slice(1), {}, 0);
+      return serve(io);
+    case 'demo':
+      parse(argv.slice(1), {}, 0);
+      return demo(io);
+    case 'routines':
+      if (sub === 'list') return routinesList(rest, io);
+      if (sub === 'fire') return routinesFire(rest, io);
+      return usage(sub ? `unknown command 'routines ${sub}'; expected 'routines list' or 'routines fire <id>'` : "'routines' needs a subcommand: list or fire");
+    case 'wakeups':
+      if (sub === 'list') return wakeupsList(rest, io);
+      if (sub === 'why') return wakeupsWhy(rest, io);
+      return usage(sub ? `unknown command 'wakeups ${sub}'; expected 'wakeups list' or 'wakeups why <id>'` : "'wakeups' needs a subcommand: list or why");
+    default:
+      return usage(`unknown command '${command}'`);
+  }
+}
+
+interface Agent { id: string; name: string }
+interface Trigger { kind: string; cron_expression: string | null; next_run_at: string | null; enabled: boolean }
+interface Routine {
+  id: string; name: string; status: string; assignee_agent_instance_id: string; triggers: Trigger[];
+  last_run: { status: string; started_at: string } | null;
+}
+
+async function agentNames(api: ApiClient, workspaceId?: string): Promise<Map<string, string>> {
+  const agents = await api.get<Agent[]>(`/api/office/agents${workspaceId ? `?workspace_id=${encodeURIComponent(workspaceId)}` : ''}`);
+  return new Map(agents.map((a) => [a.id, a.name]));
+}
+
+async function routinesList(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, { workspace: { type: 'string' } }, 0);
+  const api = ApiClient.fromEnv(io.env);
+  const workspace = values.workspace as string | undefined;
+  const routines = await api.get<Routine[]>(`/api/office/routines${workspace ? `?workspace_id=${encodeURIComponent(workspace)}` : ''}`);
+  if (values.json) {
+    io.out(JSON.stringify(routines, null, 2));
+    return EXIT.ok;
+  }
+  if (routines.length === 0) {
+    io.out('No routines.');
+    return EXIT.ok;
+  }
+  const names = await agentNames(api, workspace);
+  io.out(table(['ID', 'NAME', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], routines.map((r) => {
+    const next = r.triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort()[0];
+    return [
+      r.id, r.name, r.status,
+      [...new Set(r.triggers.map((t) => t.kind))].join(',') || 'none',
+      r.triggers.filter((t) => t.kind === 'schedule').map((t) => t.cron_expression).join('; ') || '-',
+      r.status === 'active' ? time(next) : '-',
+      r.last_run ? `${r.last_run.status} ${time(r.last_run.started_at)}` : 'never',
+      names.get(r.assignee_agent_instance_id) ?? r.assignee_agent_instance_id,
+    ];
+  })));
+  return EXIT.ok;
+}
+
+/** `--var a=1 --var b=x`: values are strings; the API coerces them to each variable's declared type. */
+function parseVars(vars: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of vars) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) usage(`--var expects key=value, got '${pair}'`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+async function routinesFire(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { var: { type: 'string', multiple: true } }, 1);
+  const id = positionals[0] ?? usage('routines fire needs a routine id: office-scheduler routines fire <id> [--var key=value]');
+  const variables = parseVars((values.var as string[] | undefined) ?? []);
+  const api = ApiClient.fromEnv(io.env);
+  const result = await api.post<{ routine_run: { id: string; status: string; linked_task_id: string | null; linked_wakeup_id: string | null; skip_reason: string | null } }>(
+    `/api/office/routines/${encodeURIComponent(id)}/fire`, { variables });
+  const run = result.routine_run;
+  if (values.json) io.out(JSON.stringify(result, null, 2));
+  else {
+    const extra = [run.linked_task_id && `task ${run.linked_task_id}`, run.linked_wakeup_id && `wakeup ${run.linked_wakeup_id}`, run.skip_reason && `(${run.skip_reason})`].filter(Boolean).join(', ');
+    io.out(`Fired routine ${id}: routine run ${run.id} is ${run.status}${extra ? `; ${extra}` : ''}`);
+  }
+  return EXIT.ok;
+}
+
+interface Wakeup { id: string; agent_id: string; source: string; status: string; cancel_reason: string | null; requested_at: string; explain: string }
+
+async function wakeupsList(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, { agent: { type: 'string' }, status: { type: 'string' }, source: { type: 'string' }, limit: { type: 'string' } }, 0);
+  const status = values.status as string | undefined;
+  if (status && !(WAKEUP_STATUSES as readonly string[]).includes(status)) usage(`--status '${status}' is not a wakeup status; expected one of ${WAKEUP_STATUSES.join(', ')}`);
+  const limit = values.limit as string | undefined;
+  if (limit !== undefined && !/^\d+$/.test(limit)) usage(`--limit expects a whole number, got '${limit}'`);
+  const query = new URLSearchParams();
+  if (values.agent) query.set('agent_id', values.agent as string);
+  if (status) query.set('status', status);
+  if (values.source) query.set('source', values.source as string);
+  query.set('limit', limit ?? '50');
+  const api = ApiClient.fromEnv(io.env);
+  const wakeups = await api.get<Wakeup[]>(`/api/office/wakeups?${query}`);
+  if (values.json) {
+    io.out(JSON.stringify(wakeups, null, 2));
+    return EXIT.ok;
+  }
+  if (wakeups.length === 0) {
+    io.out('No wakeups.');
+    return EXIT.ok;
+  }
+  const names = await agentNames(api);
+  io.out(table(['ID', 'REQUESTED', 'AGENT', 'SOURCE', 'STATUS', 'WHY'], wakeups.map((w) => [
+    w.id, time(w.requested_at), names.get(w.agent_id) ?? w.agent_id, w.source, w.cancel_reason ? `${w.status} (${w.cancel_reason})` : w.status, w.explain,
+  ]), 90));
+  return EXIT.ok;
+}
+
+async function wakeupsWhy(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {}, 1);
+  const id = positionals[0] ?? usage('wakeups why needs a wakeup id: office-scheduler wakeups why <id>');
+  const wakeup = await ApiClient.fromEnv(io.env).get<Wakeup>(`/api/office/wakeups/${encodeURIComponent(id)}`);
+  io.out(values.json ? JSON.stringify({ id: wakeup.id, status: wakeup.status, explain: wakeup.explain }, null, 2) : wakeup.explain);
+  return EXIT.ok;
+}
+
+async function serve(io: Io): Promise<number> {
+  const server = await startServer(io.env, io.err);
+  return server.exited;
+}
+
+async function demo(io: Io): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...io.env, OFFICE_DB: io.env.OFFICE_DB || './data/demo.db', OFFICE_LOG_LEVEL: io.env.OFFICE_LOG_LEVEL || 'warn' };
+  const server = await startServer(env, io.err);
+  let url: string;
+  try {
+    url = await server.url;
+  } catch {
+    return server.exited;
+  }
+  try {
+    const ids = await seedDemo(new ApiClient(url, env.OFFICE_API_TOKEN || undefined));
+    io.out([
+      '',
+      `Demo ready${ids.created.length ? ` (created ${ids.created.join(', ')})` : ' (reusing the demo workspace)'}.`,
+      `  Dashboard: ${url}/office/routines`,
+      `  '${DEMO.ticker}' wakes ${DEMO.worker} every 10 seconds; watch ${url}/office/agents/${ids.workerId}`,
+      `  '${DEMO.ask}' asks for a question when you press Run now.`,
+      '  Ctrl-C stops the scheduler; the next `npm run demo` picks up where this one left off.',
+      '',
+    ].join('\n'));
+  } catch (error) {
+    io.err(`office-scheduler: demo setup failed: ${error instanceof Error ? error.message : String(error)}`);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    return error instanceof CliError ? error.exitCode : EXIT.api;
+  }
+  return server.exited;
+}

@@ -1,0 +1,201 @@
+/**
+ * The `office-scheduler` CLI as a user runs it: the real bin (node bin/office-scheduler.mjs) in a
+ * child process, against the real server started by the harness, with OFFICE_API_TOKEN set.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+
+const BIN = fileURLToPath(new URL('../../bin/office-scheduler.mjs', import.meta.url));
+const TOKEN = 'cli-test-token';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+interface Result { code: number | null; stdout: string; stderr: string }
+
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, OFFICE_API_URL: h.url, OFFICE_API_TOKEN: TOKEN, ...env } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let h: Harness;
+let workspaceId: string;
+let workerId: string;
+let digestId: string;
+
+beforeAll(async () => {
+  h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
+  const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' }, auth);
+  workspaceId = ws.body.id;
+  const worker = await h.api('POST', '/api/office/agents', {
+    workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs'),
+  }, auth);
+  workerId = worker.body.id;
+  const digest = await h.api('POST', '/api/office/routines', {
+    workspace_id: workspaceId, name: 'Nightly digest', assignee_agent_instance_id: workerId,
+    task_template: { title: 'Digest about {{topic}}' },
+    variables: [{ name: 'topic', type: 'text', required: true }],
+    triggers: [{ kind: 'schedule', cron_expression: '0 3 * * *' }],
+  }, auth);
+  digestId = digest.body.id;
+  const other = await h.api('POST', '/api/office/workspaces', { name: 'Elsewhere' }, auth);
+  const otherAgent = await h.api('POST', '/api/office/agents', { workspace_id: other.body.id, name: 'Other', role: 'worker' }, auth);
+  await h.api('POST', '/api/office/routines', {
+    workspace_id: other.body.id, name: 'Other routine', assignee_agent_instance_id: otherAgent.body.id, triggers: [{ kind: 'manual' }],
+  }, auth);
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('office-scheduler routines', () => {
+  it('lists routines with trigger, cron, next fire and assignee, filtered by workspace', async () => {
+    const all = await cli(['routines', 'list']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('Other routine');
+
+    const mine = await cli(['routines', 'list', '--workspace', workspaceId]);
+    expect(mine.code).toBe(0);
+    const lines = mine.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+CRON\s+NEXT FIRE\s+LAST RUN\s+ASSIGNEE$/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(new RegExp(`^${digestId}\\s+Nightly digest\\s+active\\s+schedule\\s+0 3 \\* \\* \\*\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00Z\\s+never\\s+Worker$`));
+  });
+
+  it('fires a routine with --var values, and prints the routine run', async () => {
+    const fired = await cli(['routines', 'fire', digestId, '--var', 'topic=billing', '--var', 'extra=a=b']);
+    expect(fired.stderr).toBe('');
+    expect(fired.code).toBe(0);
+    expect(fired.stdout).toMatch(new RegExp(`^Fired routine ${digestId}: routine run \\S+ is task_created; task tsk_\\w+`));
+    const runs = await h.api('GET', `/api/office/routines/${digestId}/runs`, undefined, auth);
+    expect(runs.body[0].trigger_payload).toMatchObject({ topic: 'billing', extra: 'a=b' });
+  });
+
+  it("reports the API's own message and exits 1 when the API refuses", async () => {
+    const missing = await cli(['routines', 'fire', digestId]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/400 validation_error: .*missing required variable 'topic'/);
+    expect(missing.stdout).toBe('');
+
+    const unknown = await cli(['routines', 'fire', 'rtn_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('404 not_found');
+  });
+});
+
+describe('office-scheduler wakeups', () => {
+  it('lists wakeups filtered by agent and status, and explains one', async () => {
+    const wakeup = await h.waitFor(async () => {
+      const list = await h.api('GET', `/api/office/wakeups?agent_id=${workerId}&status=finished`, undefined, auth);
+      return list.body[0];
+    }, 'a finished wakeup for the worker');
+
+    const listed = await cli(['wakeups', 'list', '--agent', workerId, '--status', 'finished']);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+REQUESTED\s+AGENT\s+SOURCE\s+STATUS\s+WHY$/);
+    expect(lines.slice(1).every((line) => /\sWorker\s.*\sfinished\s/.test(line))).toBe(true);
+    expect(listed.stdout).toContain(wakeup.id);
+
+    const none = await cli(['wakeups', 'list', '--agent', workerId, '--status', 'cancelled']);
+    expect(none).toMatchObject({ code: 0, stdout: 'No wakeups.\n' });
+
+    const why = await cli(['wakeups', 'why', wakeup.id]);
+    expect(why.code).toBe(0);
+    expect(why.stdout).toBe(`${wakeup.explain}\n`);
+    expect(why.stdout).toMatch(/^finished: run run_\w+ completed\n$/);
+
+    const json = await cli(['wakeups', 'list', '--agent', workerId, '--json']);
+    expect(JSON.parse(json.stdout).map((w: { id: string }) => w.id)).toContain(wakeup.id);
+  });
+
+  it('exits 1 with the API message for an unknown wakeup', async () => {
+    const result = await cli(['wakeups', 'why', 'wk_missing']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/404 not_found: .*wk_missing/);
+  });
+});
+
+describe('office-scheduler errors', () => {
+  it('exits 2 on bad usage, naming the problem', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['wakeups', 'list', '--status', 'sleepy'], /--status 'sleepy' is not a wakeup status; expected one of queued, claimed/],
+      [['routines', 'frob'], /unknown command 'routines frob'/],
+      [['wakeups', 'why'], /wakeups why needs a wakeup id/],
+      [['routines', 'list', '--colour'], /Unknown option '--colour'/],
+      [['routines', 'fire', digestId, '--var', 'novalue'], /--var expects key=value, got 'novalue'/],
+      [['launch'], /unknown command 'launch'/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    const help = await cli(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('routines fire <id> [--var key=value]');
+  });
+
+  it('exits 3 when nothing listens at OFFICE_API_URL', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const result = await cli(['routines', 'list'], { OFFICE_API_URL: url });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`is the scheduler running at ${url}?`);
+  });
+
+  it('sends OFFICE_API_TOKEN, and says so when the token is missing or wrong', async () => {
+    const missing = await cli(['routines', 'list'], { OFFICE_API_TOKEN: undefined });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/401 unauthorized: .*\(this scheduler needs a token: set OFFICE_API_TOKEN\)/);
+    const wrong = await cli(['routines', 'list'], { OFFICE_API_TOKEN: 'nope' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('(check OFFICE_API_TOKEN)');
+  });
+});
+
+describe('office-scheduler serve', () => {
+  it('starts the scheduler and stops it cleanly on SIGTERM', async () => {
+    const dbPath = join(h.dir, 'served.db');
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { ...process.env, OFFICE_PORT: '0', OFFICE_DB: dbPath, OFFICE_LOG_LEVEL: 'silent', OFFICE_API_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        const found = /listening on (\S+)/.exec(out);
+        if (found) resolve(found[1]!);
+      });
+      void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${out}`)));
+    });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

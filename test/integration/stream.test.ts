@@ -1,0 +1,76 @@
+/**
+ * The live stream behind the dashboard (GET /api/office/stream): server-sent events for wakeup,
+ * run and actor changes; the API token may come as `?token=` there (and only there), because
+ * EventSource cannot send headers; and an open stream never holds up shutdown.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+
+const TOKEN = 'stream-token';
+let h: Harness | undefined;
+
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+/** Reads the stream until `until` matches what has arrived, then disconnects. */
+async function readStream(url: string, until: RegExp, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  if (response.status !== 200) return { status: response.status, text: await response.text() };
+  const reader = response.body!.getReader();
+  let text = '';
+  const deadline = Date.now() + 10_000;
+  while (!until.test(text) && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  controller.abort();
+  return { status: response.status, contentType: response.headers.get('content-type'), text };
+}
+
+describe('GET /api/office/stream', () => {
+  it('sends hello, then wakeup, actor and run events as an agent works', async () => {
+    h = await startHarness();
+    const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agent = await h.api('POST', '/api/office/agents', { workspace_id: ws.body.id, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs') });
+    const reading = readStream(`${h.url}/api/office/stream`, /event: run\n/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await h.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'stream test' });
+    const { status, contentType, text } = await reading;
+    expect(status).toBe(200);
+    expect(contentType).toBe('text/event-stream');
+    expect(text).toMatch(/^retry: \d+\nevent: hello\ndata: \{"agents":/);
+    const kinds = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(kinds.indexOf('wakeup')).toBeGreaterThan(0);
+    expect(kinds).toContain('actor');
+    expect(kinds).toContain('run');
+    expect(text).toContain(`"agent_id":"${agent.body.id}"`);
+  });
+
+  it('takes the API token as ?token= (EventSource cannot send headers), and only on the stream', async () => {
+    h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
+    const t0 = Date.now();
+    expect((await readStream(`${h.url}/api/office/stream`, /hello/)).status).toBe(401);
+    expect((await readStream(`${h.url}/api/office/stream?token=wrong`, /hello/)).status).toBe(401);
+    expect((await readStream(`${h.url}/api/office/stream?token=${TOKEN}`, /event: hello/)).status).toBe(200);
+    expect((await readStream(`${h.url}/api/office/stream`, /event: hello/, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await fetch(`${h.url}/api/office/workspaces?token=${TOKEN}`)).status).toBe(401);
+    console.log('TIMING body', Date.now() - t0);
+    const t1 = Date.now(); await h.stop(); h = undefined; console.log('TIMING stop', Date.now() - t1);
+  });
+
+  it('does not hold up shutdown while a dashboard is connected', async () => {
+    h = await startHarness();
+    const controller = new AbortController();
+    const response = await fetch(`${h.url}/api/office/stream`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    const started = Date.now();
+    await h.stop();
+    h = undefined;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    controller.abort();
+  });
+});
