@@ -20,6 +20,8 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
     // Every decision is logged by the services; per-request lines would only drown them.
     logController: new LogController({ disableRequestLogging: true }),
+    // Router-level refusals (a malformed URL, a path parameter over the length limit) get the same envelope.
+    frameworkErrors: handleError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,0 +1,120 @@
+import { StrictMode, useEffect, useState, type FormEvent } from 'react';
+import { createRoot } from 'react-dom/client';
+import { adoptTokenFromUrl, getToken, onUnauthorized, setToken } from './api';
+import { LiveProvider, useLive } from './live';
+import { AgentDetailPage, AgentsPage } from './pages/Agents';
+import { RoutineDetailPage } from './pages/RoutineDetail';
+import { RoutinesPage } from './pages/Routines';
+import { RunDetailPage, RunsPage } from './pages/Runs';
+import { SettingsPage } from './pages/Settings';
+import { TaskPage } from './pages/Task';
+import { WakeupsPage } from './pages/Wakeups';
+import { Link, match, navigate, useLocation } from './router';
+import { Modal } from './ui';
+import { useWorkspace, WorkspaceProvider } from './workspace';
+import './styles.css';
+
+const NAV: Array<[string, string]> = [
+  ['/office/routines', 'Routines'],
+  ['/office/wakeups', 'Wakeups'],
+  ['/office/runs', 'Runs'],
+  ['/office/agents', 'Agents'],
+  ['/office/settings', 'Settings'],
+];
+
+function Page() {
+  const { pathname } = useLocation();
+  const { workspaces } = useWorkspace();
+  useEffect(() => {
+    if (pathname === '/' || pathname === '/office' || pathname === '/office/') navigate('/office/routines', { replace: true });
+  }, [pathname]);
+  let params: Record<string, string> | null;
+  if ((params = match('/office/routines/:id', pathname))) return <RoutineDetailPage id={params.id!} />;
+  if ((params = match('/office/runs/:id', pathname))) return <RunDetailPage id={params.id!} />;
+  if ((params = match('/office/agents/:id', pathname))) return <AgentDetailPage id={params.id!} />;
+  if ((params = match('/office/tasks/:id', pathname))) return <TaskPage id={params.id!} />;
+  if (workspaces && workspaces.length === 0) {
+    return (
+      <section className="empty-state">
+        <h1>No workspaces yet</h1>
+        <p>Create one with <code>POST /api/office/workspaces</code>, or run <code>npm run demo</code> to start with a demo workspace.</p>
+      </section>
+    );
+  }
+  if (pathname.startsWith('/office/routines')) return <RoutinesPage />;
+  if (pathname.startsWith('/office/wakeups')) return <WakeupsPage />;
+  if (pathname.startsWith('/office/runs')) return <RunsPage />;
+  if (pathname.startsWith('/office/agents')) return <AgentsPage />;
+  if (pathname.startsWith('/office/settings')) return <SettingsPage />;
+  return <p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p>;
+}
+
+function Shell(props: { askToken: () => void }) {
+  const { pathname } = useLocation();
+  const { connected } = useLive();
+  const { workspaces, workspace, select } = useWorkspace();
+  return (
+    <>
+      <header className="top">
+        <Link to="/office/routines" className="brand">Office Scheduler</Link>
+        <nav>
+          {NAV.map(([to, label]) => (
+            <Link key={to} to={to} className={pathname.startsWith(to) ? 'active' : ''}>{label}</Link>
+          ))}
+        </nav>
+        <div className="top-right">
+          {workspaces && workspaces.length > 0 && (
+            <select aria-label="Workspace" value={workspace?.id ?? ''} onChange={(e) => select(e.target.value)}>
+              {workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            </select>
+          )}
+          <span className={`live ${connected ? 'on' : 'off'}`} data-testid="live-indicator" title={connected ? 'Live updates on' : 'Reconnecting to the live stream…'}>
+            {connected ? 'live' : 'offline'}
+          </span>
+          <button type="button" className="link" onClick={props.askToken} title="Set the API token">token</button>
+        </div>
+      </header>
+      <main><Page /></main>
+    </>
+  );
+}
+
+function TokenModal(props: { onClose: () => void; onSave: (token: string | null) => void }) {
+  const [value, setValue] = useState(getToken() ?? '');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSave(value.trim() || null);
+  };
+  return (
+    <Modal title="API token" onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p className="hint">This scheduler requires <code>OFFICE_API_TOKEN</code>. The token is kept in this browser's local storage. You can also open the dashboard with <code>?token=…</code>.</p>
+        <input name="token" type="password" value={value} onChange={(e) => setValue(e.target.value)} autoFocus aria-label="API token" />
+        <footer><button type="submit" className="primary">Save</button></footer>
+      </form>
+    </Modal>
+  );
+}
+
+function App() {
+  const [token, setTokenState] = useState(getToken());
+  const [asking, setAsking] = useState(false);
+  useEffect(() => onUnauthorized(() => setAsking(true)), []);
+  return (
+    <LiveProvider token={token} key={token ?? ''}>
+      <WorkspaceProvider>
+        <Shell askToken={() => setAsking(true)} />
+        {asking && (
+          <TokenModal onClose={() => setAsking(false)} onSave={(next) => {
+            setToken(next);
+            setTokenState(next);
+            setAsking(false);
+          }} />
+        )}
+      </WorkspaceProvider>
+    </LiveProvider>
+  );
+}
+
+adoptTokenFromUrl();
+createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);

@@ -1,0 +1,129 @@
+import { useState } from 'react';
+import { RUN_STATUSES } from '../../../src/domain/types.js';
+import { elapsed, formatTime, shortId } from '../format';
+import { query, useApi, useNow } from '../hooks';
+import { Link, navigate, useLocation } from '../router';
+import type { Agent, Run } from '../types';
+import { Empty, ErrorBox, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
+import { useWorkspace } from '../workspace';
+
+export function RunsPage() {
+  const { workspace } = useWorkspace();
+  const { search } = useLocation();
+  const now = useNow();
+  const filters = { agent_id: search.get('agent_id') ?? '', status: search.get('status') ?? '' };
+  const setFilter = (key: keyof typeof filters, value: string) => navigate(`/office/runs${query({ ...filters, [key]: value })}`, { replace: true });
+  const agents = useApi<Agent[]>(workspace ? `/api/office/agents${query({ workspace_id: workspace.id })}` : null);
+  const runs = useApi<Run[]>(`/api/office/runs${query({ agent_id: filters.agent_id, status: filters.status, limit: 200 })}`);
+  const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
+  const rows = (runs.data ?? []).filter((run) => !workspace || run.workspace_id === workspace.id);
+
+  return (
+    <section>
+      <header className="page-head"><h1>Runs</h1></header>
+      <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+        <label>Agent
+          <select name="agent_id" value={filters.agent_id} onChange={(e) => setFilter('agent_id', e.target.value)}>
+            <option value="">All agents</option>
+            {agents.data?.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+          </select>
+        </label>
+        <label>Status
+          <select name="status" value={filters.status} onChange={(e) => setFilter('status', e.target.value)}>
+            <option value="">Any status</option>
+            {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+          </select>
+        </label>
+      </form>
+      <ErrorBox error={runs.error} />
+      {runs.data === undefined ? <Loading what="runs" /> : rows.length === 0 ? <Empty>No runs yet.</Empty> : (
+        <table className="list" aria-label="Runs">
+          <thead><tr><th>Run</th><th>Agent</th><th>Status</th><th>Started</th><th>Duration</th><th>Attempt</th><th>Cost</th><th>Summary</th></tr></thead>
+          <tbody>
+            {rows.map((run) => (
+              <tr key={run.id} data-run-id={run.id} data-status={run.status}>
+                <td><Link to={`/office/runs/${run.id}`}>{run.id.slice(0, 16)}…</Link></td>
+                <td><Link to={`/office/agents/${run.agent_id}`}>{agentName(run.agent_id)}</Link></td>
+                <td><StatusBadge status={run.status} /></td>
+                <td><Time at={run.started_at ?? run.created_at} /></td>
+                <td>{elapsed(run.started_at, run.finished_at, now)}</td>
+                <td>{run.attempt}</td>
+                <td>{run.cost_usd === null ? '-' : `$${run.cost_usd.toFixed(4)}`}</td>
+                <td className="explain">{typeof run.result_json?.summary === 'string' ? run.result_json.summary : run.error ? <span className="bad">{run.error.split('\n')[0]}</span> : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+type RunTab = 'result' | 'prompt' | 'context';
+
+export function RunDetailPage(props: { id: string }) {
+  const run = useApi<Run>(`/api/office/runs/${props.id}`);
+  const agent = useApi<Agent>(run.data ? `/api/office/agents/${run.data.agent_id}` : null, { live: false });
+  const now = useNow();
+  const [tab, setTab] = useState<RunTab>('result');
+  if (run.error && !run.data) return <ErrorBox error={run.error} />;
+  if (!run.data) return <Loading what="run" />;
+  const r = run.data;
+  return (
+    <section>
+      <header className="page-head">
+        <div>
+          <p className="crumbs"><Link to="/office/runs">Runs</Link> /</p>
+          <h1><code>{r.id}</code> <StatusBadge status={r.status} /></h1>
+        </div>
+      </header>
+      <div className="cards">
+        <div className="card">
+          <h3>Timing</h3>
+          <dl>
+            <dt>Created</dt><dd>{formatTime(r.created_at)}</dd>
+            <dt>Started</dt><dd>{formatTime(r.started_at)}</dd>
+            <dt>Finished</dt><dd>{formatTime(r.finished_at)}</dd>
+            <dt>Duration</dt><dd data-testid="run-duration">{elapsed(r.started_at, r.finished_at, now)}</dd>
+          </dl>
+        </div>
+        <div className="card">
+          <h3>Run</h3>
+          <dl>
+            <dt>Agent</dt><dd><Link to={`/office/agents/${r.agent_id}`}>{agent.data?.name ?? shortId(r.agent_id)}</Link></dd>
+            <dt>Wakeup</dt><dd><Link to={`/office/wakeups?id=${r.wakeup_id}`} title={r.wakeup_id}>{shortId(r.wakeup_id)}</Link></dd>
+            <dt>Task</dt><dd>{r.task_id ? <Link to={`/office/tasks/${r.task_id}`} title={r.task_id}>{shortId(r.task_id)}</Link> : 'taskless'}</dd>
+            <dt>Routine</dt><dd>{r.routine_id ? <Link to={`/office/routines/${r.routine_id}`} title={r.routine_id}>{shortId(r.routine_id)}</Link> : '-'}</dd>
+          </dl>
+        </div>
+        <div className="card">
+          <h3>Execution</h3>
+          <dl>
+            <dt>Attempt</dt><dd>{r.attempt}</dd>
+            <dt>Executor</dt><dd>{r.executor_kind ?? '-'}</dd>
+            <dt>Cost</dt><dd>{r.cost_usd === null ? '-' : `$${r.cost_usd.toFixed(4)}`}</dd>
+          </dl>
+        </div>
+      </div>
+      {r.error && (
+        <>
+          <h2>Error</h2>
+          <pre className="json bad" aria-label="Error">{r.error}</pre>
+        </>
+      )}
+      <Tabs<RunTab> tabs={[['result', 'Result'], ['prompt', 'Prompt'], ['context', 'Context']]} active={tab} onChange={setTab} />
+      <div role="tabpanel" className="tabpanel">
+        {tab === 'result' && <Json value={r.result_json} label="Result JSON" />}
+        {tab === 'prompt' && (
+          <>
+            <h3>Assembled prompt</h3>
+            <pre className="prose" aria-label="Assembled prompt">{r.assembled_prompt || '(empty)'}</pre>
+            <h3>Injected summary</h3>
+            {r.summary_injected ? <pre className="prose" aria-label="Injected summary">{r.summary_injected}</pre> : <p className="muted" aria-label="Injected summary">No continuation summary was injected into this run.</p>}
+          </>
+        )}
+        {tab === 'context' && <Json value={r.context_snapshot} label="Context snapshot" />}
+      </div>
+    </section>
+  );
+}
