@@ -99,7 +99,11 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
 
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups,
-    launch: (spec, request) => executors.launch(spec, request),
+    launch: (spec, request) => {
+      const publishRun = (status: string) => feed.trigger.publish({ item: { kind: 'run', run_id: request.runId, agent_id: request.agentId, status } });
+      publishRun('running');
+      return executors.launch(spec, request).finally(() => publishRun('ended'));
+    },
     random: options.random ?? Math.random,
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
     routineOutcome: (tx, wakeup, outcome, now, sessionRan) => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan),
@@ -109,9 +113,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   supervisor = new Supervisor({
     store, clock, log, inspect: options.inspect,
     process: async (wakeupId) => {
-      const outcome = await pipeline.process(wakeupId);
-      feed.trigger.publish({ item: { kind: 'run', run_id: wakeupId, agent_id: '', status: outcome.ranSession ? 'ended' : 'skipped' } });
-      return outcome;
+      return pipeline.process(wakeupId);
     },
     onActorChange: (agentId, view) => feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } }),
   });

@@ -5,6 +5,7 @@ import type { Store, Tx } from '../store.js';
 import { SqliteActivity, SqliteInbox } from './activity.js';
 import { SqliteBudgets } from './budgets.js';
 import { openDatabase } from './database.js';
+import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox, SqliteSnapshots, SqliteSummaries } from './misc.js';
 import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
@@ -50,7 +51,10 @@ export class SqliteStore implements Store {
   private readonly pending: Unit[] = [];
   private draining = false;
 
+  private readonly releaseLock: () => void;
+
   constructor(private readonly options: SqliteStoreOptions) {
+    this.releaseLock = acquireDatabaseLock(options.path);
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
     this.sql = new Sql(this.db);
@@ -89,6 +93,7 @@ export class SqliteStore implements Store {
     if (!this.db.open) return;
     await this.read(async () => undefined);
     if (this.db.open) this.db.close();
+    this.releaseLock();
   }
 
   private schedule<T>(kind: Unit['kind'], work: (tx: Tx) => Promise<T>): Promise<T> {
