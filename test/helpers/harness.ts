@@ -58,24 +58,10 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
     dir,
     dbPath,
     get scheduler() { return scheduler; },
-    async api(method, path, body, headers = {}) {
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? safeJson(text) : undefined };
+    api(method, path, body, headers = {}) {
+      return request(url, method, path, body, headers);
     },
-    async waitFor(check, what, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await check();
-        if (value) return value;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitFor,
     async restart(extraEnv = {}) {
       await scheduler.stop();
       currentEnv = { ...currentEnv, ...extraEnv };
@@ -88,6 +74,35 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
     },
   } as Harness;
   return harness;
+}
+
+/**
+ * One call against a server at `baseUrl`: a JSON body (a string is sent as it is), and the answer's
+ * status with its body parsed as JSON (the raw text when it is not JSON).
+ */
+export async function request<T = any>(
+  baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? safeJson(text) : undefined) as T };
+}
+
+/** Polls every 25 ms until the check returns a truthy value, or throws once `timeoutMs` has passed. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 async function boot(env: Record<string, string>, functions?: Map<string, AgentFunction>) {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -13,46 +14,22 @@ afterEach(async () => {
   h = undefined;
 });
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ms = (iso: string) => new Date(iso).getTime();
 
 /** Extra headers on every call the test makes as the user (the API token, when one is set). */
 let userHeaders: Record<string, string> = {};
 
-async function call(method: string, path: string, body?: unknown, expected?: number): Promise<any> {
-  const res = await h!.api(method, path, body, userHeaders);
-  if (expected !== undefined) expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(expected);
-  return res.body;
-}
+const {
+  call, get, listWakeups, listRuns, listActivity, createWorkspace, createAgent, createTask, settled, waitForWakeupEnd,
+} = apiClient(() => h, { headers: () => userHeaders });
 
-const get = (path: string) => call('GET', path, undefined, 200);
-const wakeupsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/wakeups?${new URLSearchParams(query)}`);
-const runsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/runs?${new URLSearchParams(query)}`);
-const activityOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/activity?${new URLSearchParams(query)}`);
-
-async function settled(): Promise<void> {
-  await h!.scheduler.events.idle();
-  await sleep(50);
-  await h!.scheduler.events.idle();
-}
-
-async function workspace(name = 'Acme'): Promise<string> {
-  return (await call('POST', '/api/office/workspaces', { name }, 201)).id;
-}
-
-async function agent(workspaceId: string, name: string, executor: unknown, extra: Record<string, unknown> = {}): Promise<string> {
-  return (await call('POST', '/api/office/agents', { workspace_id: workspaceId, name, role: 'worker', executor, cooldown_sec: 0, ...extra }, 201)).id;
-}
-
-async function task(body: Record<string, unknown>): Promise<any> {
-  return call('POST', '/api/office/tasks', body, 201);
-}
+const agent = (workspaceId: string, name: string, executor: unknown, extra: Record<string, unknown> = {}): Promise<string> =>
+  createAgent(workspaceId, { name, executor, ...extra });
 
 /** The agent's first run, once it has ended. */
 async function firstRun(agentId: string): Promise<any> {
   return h!.waitFor(async () => {
-    const runs = await runsOf({ agent_id: agentId });
+    const runs = await listRuns({ agent_id: agentId });
     const run = runs[runs.length - 1];
     return run && run.status !== 'running' && run.status !== 'queued' ? run : null;
   }, `the first run of ${agentId}`);
@@ -66,7 +43,7 @@ describe('result_json.actions', () => {
   it('self_wake with delay_sec 1 queues a `self` wakeup available ~1 s after the run finished, and it runs only after that', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await workspace();
+    const ws = await createWorkspace();
     const agentId = await agent(ws, 'Poller', fixtureAgent('json-actions.mjs', {
       FIXTURE_RESULT: JSON.stringify({ summary: 'CI still running', actions: [{ type: 'self_wake', reason: 'check later', delay_sec: 1 }] }),
       FIXTURE_RECORD_DIR: record,
@@ -77,7 +54,7 @@ describe('result_json.actions', () => {
     // The next run reports back without scheduling yet another wake.
     await call('PATCH', `/api/office/agents/${agentId}`, { executor: fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }) }, 200);
 
-    const self = await h.waitFor(async () => (await wakeupsOf({ agent_id: agentId, source: 'self' }))[0], 'the self wakeup');
+    const self = await h.waitFor(async () => (await listWakeups({ agent_id: agentId, source: 'self' }))[0], 'the self wakeup');
     expect(self.payload).toEqual({ reason: 'check later' });
     expect(self.reason).toBe('check later');
     expect(self.idempotency_key).toBe(`self:${first.id}:0`);
@@ -89,10 +66,7 @@ describe('result_json.actions', () => {
       expect(self.explain).toMatch(/held until/);
     }
 
-    const done = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${self.id}`);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the self wakeup to end', 10_000);
+    const done = await waitForWakeupEnd(self.id, 'the self wakeup to end', 10_000);
     expect(done.status).toBe('finished');
     const second = await get(`/api/office/runs/${done.run_id}`);
     expect(second.status).toBe('succeeded');
@@ -101,18 +75,18 @@ describe('result_json.actions', () => {
     expect(processStart).toBeGreaterThanOrEqual(ms(self.available_at));
     expect(recordOf(record, second.id).env.OFFICE_WAKE_SOURCE).toBe('self');
     expect(second.assembled_prompt).toContain('check later');
-    expect(await runsOf({ agent_id: agentId })).toHaveLength(2);
+    expect(await listRuns({ agent_id: agentId })).toHaveLength(2);
   });
 
   it('comment and move_task act as the agent on its own task; moving another agent\'s task, a task of another workspace or an unknown action is rejected with agent_action_rejected', async () => {
     h = await startHarness();
-    const ws = await workspace();
-    const otherWs = await workspace('Elsewhere');
+    const ws = await createWorkspace();
+    const otherWs = await createWorkspace('Elsewhere');
     const other = await agent(ws, 'Other', fixtureAgent('succeed.mjs'));
     const foreignAgent = await agent(otherWs, 'Foreign', fixtureAgent('succeed.mjs'));
-    const own = await task({ workspace_id: ws, title: 'Parse invoices' });
-    const theirs = await task({ workspace_id: ws, title: 'Their task', assignee_agent_instance_id: other });
-    const foreign = await task({ workspace_id: otherWs, title: 'Foreign task', assignee_agent_instance_id: foreignAgent });
+    const own = await createTask({ workspace_id: ws, title: 'Parse invoices' });
+    const theirs = await createTask({ workspace_id: ws, title: 'Their task', assignee_agent_instance_id: other });
+    const foreign = await createTask({ workspace_id: otherWs, title: 'Foreign task', assignee_agent_instance_id: foreignAgent });
     const actions = [
       { type: 'comment', task_id: own.id, body: 'Parsed 120 invoices; 3 need a human.' },
       { type: 'move_task', task_id: own.id, state: 'IN_REVIEW' },
@@ -133,9 +107,9 @@ describe('result_json.actions', () => {
     expect((await get(`/api/office/tasks/${theirs.id}`)).state).toBe('TODO');
     expect(await get(`/api/office/tasks/${foreign.id}/comments`)).toEqual([]);
     // Its own comment does not wake it.
-    expect(await wakeupsOf({ agent_id: agentId, source: 'comment' })).toEqual([]);
+    expect(await listWakeups({ agent_id: agentId, source: 'comment' })).toEqual([]);
 
-    const rejected = await activityOf({ agent_id: agentId, code: 'agent_action_rejected' });
+    const rejected = await listActivity({ agent_id: agentId, code: 'agent_action_rejected' });
     expect(rejected).toHaveLength(3);
     const messages = rejected.map((a) => a.message).join('\n');
     expect(messages).toMatch(/action 2 rejected: an agent may only move its own tasks/);
@@ -161,7 +135,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
   }
 
   async function taskBound(agentId: string, workspaceId: string, extra: Record<string, unknown> = {}) {
-    const t = await task({ workspace_id: workspaceId, title: 'Agent task', assignee_agent_instance_id: agentId, ...extra });
+    const t = await createTask({ workspace_id: workspaceId, title: 'Agent task', assignee_agent_instance_id: agentId, ...extra });
     const run = await firstRun(agentId);
     expect(run.status, JSON.stringify(run)).toBe('succeeded');
     expect(run.task_id).toBe(t.id);
@@ -171,12 +145,12 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
   it('during its run an agent may comment as itself, move its own task, create a subtask and wake itself (as `self`)', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await workspace();
+    const ws = await createWorkspace();
 
     const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments',
       { body: 'Found the bug in the parser', author_type: 'user', author_id: 'mallory' }));
     const mover = await agent(ws, 'Mover', apiCall(record, '/api/office/tasks/{task_id}/move', { state: 'IN_REVIEW' }));
-    const parent = await task({ workspace_id: ws, title: 'Migrate billing' });
+    const parent = await createTask({ workspace_id: ws, title: 'Migrate billing' });
     const planner = await agent(ws, 'Planner', apiCall(record, '/api/office/tasks',
       { workspace_id: ws, title: 'Write the migration', parent_id: parent.id }));
     // A long cooldown keeps its own wake queued, so it does not call again and again.
@@ -210,22 +184,22 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     expect(woke.status).toBe(202);
     expect(woke.body.wakeup).toMatchObject({ agent_id: waker, source: 'self', reason: 'follow up', status: 'queued' });
     expect(woke.body.wakeup.payload).toEqual({ reason: 'follow up', payload: { pr: 42 } });
-    const selfWakes = await wakeupsOf({ agent_id: waker, source: 'self' });
+    const selfWakes = await listWakeups({ agent_id: waker, source: 'self' });
     expect(selfWakes).toHaveLength(1);
 
     await settled();
     // The agent's own comment did not wake it.
-    expect(await wakeupsOf({ agent_id: commenter, source: 'comment' })).toEqual([]);
+    expect(await listWakeups({ agent_id: commenter, source: 'comment' })).toEqual([]);
   });
 
   it('anything else is a 403 and changes nothing: listing agents, moving another agent\'s task, a top-level task, waking another agent, resolving an approval, patching a task, a task of another workspace', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await workspace();
-    const otherWs = await workspace('Elsewhere');
+    const ws = await createWorkspace();
+    const otherWs = await createWorkspace('Elsewhere');
     const owner = await agent(ws, 'Owner', fixtureAgent('succeed.mjs'), { cooldown_sec: 3600 });
-    const theirs = await task({ workspace_id: ws, title: 'Owner task', assignee_agent_instance_id: owner });
-    const foreign = await task({ workspace_id: otherWs, title: 'Foreign task' });
+    const theirs = await createTask({ workspace_id: ws, title: 'Owner task', assignee_agent_instance_id: owner });
+    const foreign = await createTask({ workspace_id: otherWs, title: 'Foreign task' });
     await firstRun(owner);
     const approval = await call('POST', '/api/office/approvals', { requested_by_agent_id: owner, title: 'Deploy?' }, 201);
 
@@ -257,15 +231,15 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     expect(await get(`/api/office/tasks?workspace_id=${otherWs}`)).toHaveLength(1);
     expect(await get(`/api/office/tasks/${foreign.id}/comments`)).toEqual([]);
     expect((await get(`/api/office/approvals/${approval.id}`)).status).toBe('pending');
-    expect(await wakeupsOf({ agent_id: owner, source: 'self' })).toEqual([]);
-    expect(await wakeupsOf({ agent_id: owner, source: 'user' })).toEqual([]);
+    expect(await listWakeups({ agent_id: owner, source: 'self' })).toEqual([]);
+    expect(await listWakeups({ agent_id: owner, source: 'user' })).toEqual([]);
     expect((await get(`/api/office/agents?workspace_id=${ws}`)).map((a: any) => a.name)).not.toContain('Clone');
   });
 
   it('a run token used after its run has ended is a 401, on an allowed route too, and writes nothing', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await workspace();
+    const ws = await createWorkspace();
     const agentId = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'during the run', author_type: 'agent', author_id: 'x' }));
     const { task: t, status, run } = await taskBound(agentId, ws);
     expect(status).toBe(201);
@@ -282,7 +256,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
 
     const comments = await get(`/api/office/tasks/${t.id}/comments`);
     expect(comments.map((c: any) => c.body)).toEqual(['during the run']);
-    expect(await wakeupsOf({ agent_id: agentId, source: 'self' })).toEqual([]);
+    expect(await listWakeups({ agent_id: agentId, source: 'self' })).toEqual([]);
   });
 
   it('with OFFICE_API_TOKEN set, the run token still works for the allowed routes (and only those), and expires with its run', async () => {
@@ -291,7 +265,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     try {
       const record = join(h.dir, 'record');
       expect((await h.api('GET', '/api/office/workspaces')).status).toBe(401);
-      const ws = await workspace();
+      const ws = await createWorkspace();
       const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'with a run token', author_type: 'user', author_id: 'u' }));
       const mover = await agent(ws, 'Mover', apiCall(record, '/api/office/tasks/{task_id}/move', { state: 'IN_REVIEW' }));
       const lister = await agent(ws, 'Lister', apiCall(record, '/api/office/agents', undefined, 'GET'));

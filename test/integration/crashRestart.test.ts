@@ -4,12 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FIXTURES } from '../helpers/harness.js';
+import { FIXTURES, request, waitFor } from '../helpers/harness.js';
+import { pidsWhere } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -72,42 +73,14 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   return server;
 }
 
-async function api<T = any>(server: Server, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const api = (server: Server, method: string, path: string, body?: unknown) => request(server.url, method, path, body);
 
 /**
  * Agent processes are detached into their own process group, so they outlive a SIGKILLed server.
  * Each carries this test's token as an extra argument; find them by it (and only by it).
  */
 function agentPidsOf(marker: string): number[] {
-  if (process.platform !== 'linux') return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(`--test-token=${marker}`)) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return pids;
+  return pidsWhere((argv) => argv.includes(`--test-token=${marker}`));
 }
 
 function killAgentsOf(marker: string): void {

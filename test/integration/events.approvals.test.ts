@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient, TERMINAL } from '../helpers/client.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -14,51 +15,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function get(path: string): Promise<any> {
-  const res = await h!.api('GET', path);
-  expect(res.status, `GET ${path}: ${JSON.stringify(res.body)}`).toBe(200);
-  return res.body;
-}
-
-const wakeupsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/wakeups?${new URLSearchParams(query)}`);
-const runsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/runs?${new URLSearchParams(query)}`);
-const activityOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/activity?${new URLSearchParams(query)}`);
-
-async function post(path: string, body: unknown, expected = 201): Promise<any> {
-  const res = await h!.api('POST', path, body);
-  expect(res.status, `POST ${path}: ${JSON.stringify(res.body)}`).toBe(expected);
-  return res.body;
-}
-
-async function patch(path: string, body: unknown): Promise<any> {
-  const res = await h!.api('PATCH', path, body);
-  expect(res.status, `PATCH ${path}: ${JSON.stringify(res.body)}`).toBe(200);
-  return res.body;
-}
-
-async function settled(): Promise<void> {
-  await h!.scheduler.events.idle();
-  await sleep(50);
-  await h!.scheduler.events.idle();
-}
-
-async function ended(wakeupId: string): Promise<any> {
-  return h!.waitFor(async () => {
-    const w = await get(`/api/office/wakeups/${wakeupId}`);
-    return TERMINAL.has(w.status) ? w : null;
-  }, `wakeup ${wakeupId} to end`);
-}
-
-async function quiet(agentId: string): Promise<any[]> {
-  await settled();
-  return h!.waitFor(async () => {
-    const all = await wakeupsOf({ agent_id: agentId });
-    return all.every((w) => TERMINAL.has(w.status)) ? all : null;
-  }, `agent ${agentId} to be quiet`);
-}
+const {
+  get, post, patch, listWakeups, listRuns, listActivity, createWorkspace, createAgent, createTask, settled, waitForWakeupEnd, waitForRun, quiet,
+} = apiClient(() => h);
 
 type PlannerMode = 'run token (api-call.mjs)' | 'result_json.actions move_task (json-actions.mjs)';
 
@@ -70,26 +29,25 @@ type PlannerMode = 'run token (api-call.mjs)' | 'result_json.actions move_task (
 async function setUpPipeline(mode: PlannerMode) {
   h = await startHarness();
   const record = join(h.dir, 'record');
-  const ws = await post('/api/office/workspaces', { name: 'Acme' });
-  const agent = async (name: string, executor: unknown) =>
-    (await post('/api/office/agents', { workspace_id: ws.id, name, role: 'worker', executor, cooldown_sec: 0 })).id as string;
+  const workspaceId = await createWorkspace();
+  const agent = (name: string, executor: unknown) => createAgent(workspaceId, { name, executor });
   const lead = await agent('Lead', fixtureAgent('succeed.mjs'));
   const planner = await agent('Planner', fixtureAgent('api-call.mjs', {
     FIXTURE_PATH: '/api/office/tasks/{task_id}/move', FIXTURE_BODY: JSON.stringify({ state: 'DONE' }), FIXTURE_RECORD_DIR: record,
   }));
   const developer = await agent('Developer', fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }));
 
-  const parent = await post('/api/office/tasks', { workspace_id: ws.id, title: 'Ship OAuth login', assignee_agent_instance_id: lead });
+  const parent = await createTask({ workspace_id: workspaceId, title: 'Ship OAuth login', assignee_agent_instance_id: lead });
   let spec: any;
   if (mode === 'run token (api-call.mjs)') {
-    spec = await post('/api/office/tasks', {
-      workspace_id: ws.id, title: 'Spec', description: 'Write the OAuth spec', parent_id: parent.id, requires_approval: true,
+    spec = await createTask({
+      workspace_id: workspaceId, title: 'Spec', description: 'Write the OAuth spec', parent_id: parent.id, requires_approval: true,
       assignee_agent_instance_id: planner,
     });
   } else {
     // The action names Spec's id, so Spec exists before the planner's executor is set and the task assigned.
-    spec = await post('/api/office/tasks', {
-      workspace_id: ws.id, title: 'Spec', description: 'Write the OAuth spec', parent_id: parent.id, requires_approval: true,
+    spec = await createTask({
+      workspace_id: workspaceId, title: 'Spec', description: 'Write the OAuth spec', parent_id: parent.id, requires_approval: true,
     });
     await patch(`/api/office/agents/${planner}`, {
       executor: fixtureAgent('json-actions.mjs', {
@@ -98,18 +56,18 @@ async function setUpPipeline(mode: PlannerMode) {
       }),
     });
   }
-  const build = await post('/api/office/tasks', {
-    workspace_id: ws.id, title: 'Build', description: 'Implement OAuth', parent_id: parent.id, blocked_by: [spec.id],
+  const build = await createTask({
+    workspace_id: workspaceId, title: 'Build', description: 'Implement OAuth', parent_id: parent.id, blocked_by: [spec.id],
     assignee_agent_instance_id: developer,
   });
   if (mode !== 'run token (api-call.mjs)') await patch(`/api/office/tasks/${spec.id}`, { assignee_agent_instance_id: planner });
-  return { workspaceId: ws.id as string, lead, planner, developer, parent, spec, build, record };
+  return { workspaceId, lead, planner, developer, parent, spec, build, record };
 }
 
 /** The planner's run ends with Spec in review: an approval and an inbox item wait for the user. */
 async function specInReview(p: Awaited<ReturnType<typeof setUpPipeline>>, mode: PlannerMode) {
   const plannerRun = await h!.waitFor(async () =>
-    (await runsOf({ agent_id: p.planner })).find((r) => r.task_id === p.spec.id && r.status === 'succeeded'), 'the planner run on Spec');
+    (await listRuns({ agent_id: p.planner })).find((r) => r.task_id === p.spec.id && r.status === 'succeeded'), 'the planner run on Spec');
   if (mode === 'run token (api-call.mjs)') {
     // The API answered the agent's move with the task as it now is.
     expect(plannerRun.result_json).toMatchObject({ status: 200, body: { id: p.spec.id, state: 'IN_REVIEW' } });
@@ -133,18 +91,18 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
 
       // Build's own assignment wakeup waits for its blocker: skipped 'blocked', no run.
       const buildAssigned = await h!.waitFor(async () => {
-        const list = await wakeupsOf({ agent_id: p.developer, source: 'task_assigned' });
+        const list = await listWakeups({ agent_id: p.developer, source: 'task_assigned' });
         return list.length === 1 && TERMINAL.has(list[0].status) ? list[0] : null;
       }, 'Build\'s task_assigned wakeup to end');
       expect(buildAssigned).toMatchObject({ task_id: p.build.id, status: 'skipped', skip_reason: 'blocked', run_id: null });
       expect(buildAssigned.explain).toMatch(/blocked/);
-      const waiting = await activityOf({ wakeup_id: buildAssigned.id });
+      const waiting = await listActivity({ wakeup_id: buildAssigned.id });
       expect(waiting.map((a) => a.code)).toContain('wakeup_waiting_on_blockers');
 
       const approval = await specInReview(p, mode);
       // In review is not done: the developer has still not run.
-      expect(await runsOf({ agent_id: p.developer })).toEqual([]);
-      expect(await wakeupsOf({ agent_id: p.developer, source: 'task_blockers_resolved' })).toEqual([]);
+      expect(await listRuns({ agent_id: p.developer })).toEqual([]);
+      expect(await listWakeups({ agent_id: p.developer, source: 'task_blockers_resolved' })).toEqual([]);
       await quiet(p.planner);
 
       // The planner's next run only hears the decision (its fixture would otherwise move Spec again).
@@ -153,9 +111,9 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
       expect(resolved).toMatchObject({ id: approval.id, status: 'approved', decision_note: 'LGTM' });
       expect((await get(`/api/office/tasks/${p.spec.id}`)).state).toBe('DONE');
 
-      const unblocked = await h!.waitFor(async () => (await wakeupsOf({ agent_id: p.developer, source: 'task_blockers_resolved' }))[0], 'task_blockers_resolved for the developer');
+      const unblocked = await h!.waitFor(async () => (await listWakeups({ agent_id: p.developer, source: 'task_blockers_resolved' }))[0], 'task_blockers_resolved for the developer');
       expect(unblocked.payload).toEqual({ task_id: p.build.id, resolved_blocker_ids: [p.spec.id] });
-      const devDone = await ended(unblocked.id);
+      const devDone = await waitForWakeupEnd(unblocked.id);
       expect(devDone.status).toBe('finished');
       const devRun = await get(`/api/office/runs/${devDone.run_id}`);
       expect(devRun).toMatchObject({ status: 'succeeded', task_id: p.build.id, agent_id: p.developer });
@@ -165,9 +123,9 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
       expect(devRun.assembled_prompt).toContain('Implement OAuth');
 
       // The planner asked for the approval, so it hears the decision, and runs on it.
-      const decision = await h!.waitFor(async () => (await wakeupsOf({ agent_id: p.planner, source: 'approval_resolved' }))[0], 'approval_resolved for the planner');
+      const decision = await h!.waitFor(async () => (await listWakeups({ agent_id: p.planner, source: 'approval_resolved' }))[0], 'approval_resolved for the planner');
       expect(decision.payload).toMatchObject({ approval_id: approval.id, status: 'approved', decision_note: 'LGTM' });
-      const decisionDone = await ended(decision.id);
+      const decisionDone = await waitForWakeupEnd(decision.id);
       expect(decisionDone).toMatchObject({ status: 'finished', cancel_reason: null });
       const decisionRun = await get(`/api/office/runs/${decisionDone.run_id}`);
       expect(decisionRun.status).toBe('succeeded');
@@ -175,9 +133,9 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
 
       // Build is still open, so the parent's assignee is not told its children completed.
       await settled();
-      expect(await wakeupsOf({ agent_id: p.lead, source: 'task_children_completed' })).toEqual([]);
+      expect(await listWakeups({ agent_id: p.lead, source: 'task_children_completed' })).toEqual([]);
       expect((await get(`/api/office/tasks/${p.build.id}`)).state).toBe('TODO');
-      expect(await wakeupsOf({ agent_id: p.developer, source: 'task_blockers_resolved' })).toHaveLength(1);
+      expect(await listWakeups({ agent_id: p.developer, source: 'task_blockers_resolved' })).toHaveLength(1);
     });
   }
 
@@ -192,26 +150,26 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
     expect(rejected.status).toBe('rejected');
     expect((await get(`/api/office/tasks/${p.spec.id}`)).state).toBe('IN_PROGRESS');
 
-    const commentWake = await h!.waitFor(async () => (await wakeupsOf({ agent_id: p.planner, source: 'comment' }))[0], 'the rejection comment wakeup');
+    const commentWake = await h!.waitFor(async () => (await listWakeups({ agent_id: p.planner, source: 'comment' }))[0], 'the rejection comment wakeup');
     expect(commentWake.payload).toMatchObject({ task_id: p.spec.id, rejection: true, note: 'Cover token refresh' });
     const comments = await get(`/api/office/tasks/${p.spec.id}/comments`);
     expect(comments).toHaveLength(1);
     expect(comments[0]).toMatchObject({ id: commentWake.payload.comment_id, author_type: 'user' });
     expect(comments[0].body).toContain('Cover token refresh');
 
-    const decision = await h!.waitFor(async () => (await wakeupsOf({ agent_id: p.planner, source: 'approval_resolved' }))[0], 'approval_resolved');
+    const decision = await h!.waitFor(async () => (await listWakeups({ agent_id: p.planner, source: 'approval_resolved' }))[0], 'approval_resolved');
     expect(decision.payload).toMatchObject({ approval_id: approval.id, status: 'rejected', decision_note: 'Cover token refresh', task_id: p.spec.id });
 
     // The planner runs again on Spec and sees the note.
     const wakes = await quiet(p.planner);
-    const runs = (await runsOf({ agent_id: p.planner })).filter((r) => r.status === 'succeeded');
+    const runs = (await listRuns({ agent_id: p.planner })).filter((r) => r.status === 'succeeded');
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.some((r) => r.assembled_prompt.includes('Cover token refresh'))).toBe(true);
     expect(wakes.find((w) => w.id === commentWake.id)!.status).toMatch(/^(finished|coalesced)$/);
 
     // No blocker resolved: Build stays blocked, the developer never ran.
-    expect(await wakeupsOf({ agent_id: p.developer, source: 'task_blockers_resolved' })).toEqual([]);
-    expect(await runsOf({ agent_id: p.developer })).toEqual([]);
+    expect(await listWakeups({ agent_id: p.developer, source: 'task_blockers_resolved' })).toEqual([]);
+    expect(await listRuns({ agent_id: p.developer })).toEqual([]);
   });
 
   it('moving an approved (DONE) task to DONE again is a no-op: no new approval, it stays DONE and nothing is woken again', async () => {
@@ -220,7 +178,7 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
     await quiet(p.planner);
     await patch(`/api/office/agents/${p.planner}`, { executor: fixtureAgent('succeed.mjs') });
     await post(`/api/office/approvals/${approval.id}/resolve`, { status: 'approved' }, 200);
-    await h!.waitFor(async () => (await runsOf({ agent_id: p.developer })).find((r) => r.status === 'succeeded'), 'the developer run');
+    await waitForRun({ agent_id: p.developer }, 'succeeded', 'the developer run');
 
     const again = await post(`/api/office/tasks/${p.spec.id}/move`, { state: 'DONE' }, 200);
     expect(again.state).toBe('DONE');
@@ -228,7 +186,7 @@ describe('Spec (requires_approval) -> Build (blocked_by Spec): the approval pipe
     const inbox = await get(`/api/office/inbox?workspace_id=${p.workspaceId}`);
     expect(inbox.filter((i: any) => i.kind === 'approval')).toHaveLength(1);
     expect((await get(`/api/office/tasks/${p.spec.id}`)).state).toBe('DONE');
-    expect(await wakeupsOf({ agent_id: p.developer, source: 'task_blockers_resolved' })).toHaveLength(1);
-    expect(await wakeupsOf({ agent_id: p.planner, source: 'approval_resolved' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: p.developer, source: 'task_blockers_resolved' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: p.planner, source: 'approval_resolved' })).toHaveLength(1);
   });
 });

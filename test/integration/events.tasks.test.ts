@@ -4,7 +4,8 @@
  * child-process agents (test/fixtures).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { apiClient, sleep, TERMINAL, type Query } from '../helpers/client.js';
+import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -12,58 +13,33 @@ afterEach(async () => {
   h = undefined;
 });
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { get, post, listWakeups, listRuns, createAgent, createTask, settled, waitForWakeupEnd, waitForRun, quiet } = apiClient(() => h);
 
-async function get(path: string): Promise<any> {
-  const res = await h!.api('GET', path);
-  expect(res.status, `GET ${path}: ${JSON.stringify(res.body)}`).toBe(200);
-  return res.body;
-}
+const move = (taskId: string, state: string, note?: string): Promise<any> =>
+  post(`/api/office/tasks/${taskId}/move`, { state, ...(note ? { note } : {}) }, 200);
 
-const wakeupsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/wakeups?${new URLSearchParams(query)}`);
-const runsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/runs?${new URLSearchParams(query)}`);
+const comment = (taskId: string, body: string, authorType: 'user' | 'agent', authorId: string): Promise<any> =>
+  post(`/api/office/tasks/${taskId}/comments`, { body, author_type: authorType, author_id: authorId });
 
-async function addAgent(workspaceId: string, name: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await h!.api('POST', '/api/office/agents', {
-    workspace_id: workspaceId, name, role: 'worker', executor: fixtureAgent('succeed.mjs'), cooldown_sec: 0, ...extra,
+/** A planner with the tasks Design and Schema, and a developer with Build, blocked by both. */
+async function buildBlockedByTwo(harness: Harness) {
+  const { workspaceId, agentId: planner } = await seedAgent(harness);
+  const developer = await createAgent(workspaceId, { name: 'Developer' });
+  const design = await createTask({ workspace_id: workspaceId, title: 'Design', assignee_agent_instance_id: planner });
+  const schema = await createTask({ workspace_id: workspaceId, title: 'Schema', assignee_agent_instance_id: planner });
+  const build = await createTask({
+    workspace_id: workspaceId, title: 'Build', assignee_agent_instance_id: developer, blocked_by: [design.id, schema.id],
   });
-  expect(res.status).toBe(201);
-  return res.body.id;
+  return { planner, developer, design, schema, build };
 }
 
-async function createTask(body: Record<string, unknown>): Promise<any> {
-  const res = await h!.api('POST', '/api/office/tasks', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function move(taskId: string, state: string, note?: string): Promise<any> {
-  const res = await h!.api('POST', `/api/office/tasks/${taskId}/move`, { state, ...(note ? { note } : {}) });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-async function comment(taskId: string, body: string, authorType: 'user' | 'agent', authorId: string): Promise<any> {
-  const res = await h!.api('POST', `/api/office/tasks/${taskId}/comments`, { body, author_type: authorType, author_id: authorId });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-/** Every subscriber has handled every committed event, so the wakeups they produce are written. */
-async function settled(): Promise<void> {
-  await h!.scheduler.events.idle();
-  await sleep(50);
-  await h!.scheduler.events.idle();
-}
-
-/** Waits until every wakeup of the agent has ended (and so no process of it is running). */
-async function quiet(agentId: string): Promise<any[]> {
-  await settled();
+/** The wakeups matching `query`, once there is at least one and all have ended (events settled first). */
+function allEnded(query: Query, what: string): Promise<any[]> {
   return h!.waitFor(async () => {
-    const all = await wakeupsOf({ agent_id: agentId });
-    return all.every((w) => TERMINAL.has(w.status)) ? all : null;
-  }, `agent ${agentId} to be quiet`);
+    await settled();
+    const list = await listWakeups(query);
+    return list.length > 0 && list.every((w) => TERMINAL.has(w.status)) ? list : null;
+  }, what);
 }
 
 describe('kanban moves (task.moved) on tasks with an assignee', () => {
@@ -72,20 +48,17 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     const { workspaceId, agentId } = await seedAgent(h);
     const task = await createTask({ workspace_id: workspaceId, title: 'Fix login', assignee_agent_instance_id: agentId });
     await quiet(agentId);
-    const before = await wakeupsOf({ agent_id: agentId, source: 'task_assigned' });
+    const before = await listWakeups({ agent_id: agentId, source: 'task_assigned' });
     expect(before).toHaveLength(1);
 
     await move(task.id, 'IN_PROGRESS');
     const moved = await h.waitFor(async () => {
-      const list = await wakeupsOf({ agent_id: agentId, source: 'task_assigned' });
+      const list = await listWakeups({ agent_id: agentId, source: 'task_assigned' });
       return list.find((w) => w.reason === 'moved to In Progress');
     }, 'the task_assigned wakeup of the move');
     expect(moved.payload).toEqual({ task_id: task.id });
     expect(moved.task_id).toBe(task.id);
-    const done = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${moved.id}`);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the move wakeup to end');
+    const done = await waitForWakeupEnd(moved.id, 'the move wakeup to end');
     expect(done.status).toBe('finished');
     const run = await get(`/api/office/runs/${done.run_id}`);
     expect(run).toMatchObject({ status: 'succeeded', task_id: task.id, agent_id: agentId });
@@ -101,7 +74,7 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     await quiet(agentId);
 
     await move(task.id, 'IN_PROGRESS', 'The changelog misses the API breaking change');
-    const wake = await h.waitFor(async () => (await wakeupsOf({ agent_id: agentId, source: 'comment' }))[0], 'the rejection wakeup');
+    const wake = await h.waitFor(async () => (await listWakeups({ agent_id: agentId, source: 'comment' }))[0], 'the rejection wakeup');
     expect(wake.reason).toBe('sent back from review');
     expect(wake.payload).toMatchObject({ task_id: task.id, rejection: true, note: 'The changelog misses the API breaking change' });
 
@@ -111,71 +84,52 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     expect(comments[0].body).toContain('The changelog misses the API breaking change');
 
     // The agent sees the note: its run's prompt carries the comment.
-    const done = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${wake.id}`);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the rejection wakeup to end');
+    const done = await waitForWakeupEnd(wake.id, 'the rejection wakeup to end');
     expect(done.status).toBe('finished');
     const run = await get(`/api/office/runs/${done.run_id}`);
     expect(run.status).toBe('succeeded');
     expect(run.assembled_prompt).toContain('The changelog misses the API breaking change');
     // Only that move is a rejection: IN_PROGRESS from TODO was a plain task_assigned.
-    expect(await wakeupsOf({ agent_id: agentId, source: 'comment' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: agentId, source: 'comment' })).toHaveLength(1);
   });
 
   it('a move into DONE resolves blockers: the dependent task\'s assignee gets task_blockers_resolved once its last blocker is done', async () => {
     h = await startHarness();
-    const { workspaceId, agentId: planner } = await seedAgent(h);
-    const developer = await addAgent(workspaceId, 'Developer');
-    const design = await createTask({ workspace_id: workspaceId, title: 'Design', assignee_agent_instance_id: planner });
-    const schema = await createTask({ workspace_id: workspaceId, title: 'Schema', assignee_agent_instance_id: planner });
-    const build = await createTask({
-      workspace_id: workspaceId, title: 'Build', assignee_agent_instance_id: developer, blocked_by: [design.id, schema.id],
-    });
+    const { developer, design, schema, build } = await buildBlockedByTwo(h);
     const assigned = await quiet(developer);
     // Build's own assignment wakeup waits for the blockers and runs nothing.
     expect(assigned).toHaveLength(1);
     expect(assigned[0]).toMatchObject({ source: 'task_assigned', status: 'skipped', skip_reason: 'blocked', run_id: null });
-    expect(await runsOf({ agent_id: developer })).toEqual([]);
+    expect(await listRuns({ agent_id: developer })).toEqual([]);
 
     await move(design.id, 'DONE');
     await settled();
     // One blocker left: nothing for the developer yet.
-    expect(await wakeupsOf({ agent_id: developer, source: 'task_blockers_resolved' })).toEqual([]);
+    expect(await listWakeups({ agent_id: developer, source: 'task_blockers_resolved' })).toEqual([]);
 
     await move(schema.id, 'DONE');
-    const resolved = await h.waitFor(async () => (await wakeupsOf({ agent_id: developer, source: 'task_blockers_resolved' }))[0], 'task_blockers_resolved');
+    const resolved = await h.waitFor(async () => (await listWakeups({ agent_id: developer, source: 'task_blockers_resolved' }))[0], 'task_blockers_resolved');
     expect(resolved.payload.task_id).toBe(build.id);
     expect([...resolved.payload.resolved_blocker_ids].sort()).toEqual([design.id, schema.id].sort());
-    const run = await h.waitFor(async () => (await runsOf({ agent_id: developer })).find((r) => r.status === 'succeeded'), 'the developer run');
+    const run = await waitForRun({ agent_id: developer }, 'succeeded', 'the developer run');
     expect(run).toMatchObject({ task_id: build.id, wakeup_id: resolved.id });
     await settled();
-    expect(await wakeupsOf({ agent_id: developer, source: 'task_blockers_resolved' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: developer, source: 'task_blockers_resolved' })).toHaveLength(1);
   });
 
   it('GIVEN a task blocked by two others WHEN both blockers reach done in the same instant THEN its assignee gets one task_blockers_resolved wakeup and one run', async () => {
     h = await startHarness();
-    const { workspaceId, agentId: planner } = await seedAgent(h);
-    const developer = await addAgent(workspaceId, 'Developer');
-    const design = await createTask({ workspace_id: workspaceId, title: 'Design', assignee_agent_instance_id: planner });
-    const schema = await createTask({ workspace_id: workspaceId, title: 'Schema', assignee_agent_instance_id: planner });
-    const build = await createTask({
-      workspace_id: workspaceId, title: 'Build', assignee_agent_instance_id: developer, blocked_by: [design.id, schema.id],
-    });
+    const { planner, developer, design, schema, build } = await buildBlockedByTwo(h);
     await quiet(planner);
     await quiet(developer);
 
     const tasks = h.scheduler.services.tasks;
     await Promise.all([design, schema].map((blocker) => tasks.moveTask(blocker.id, 'DONE', { type: 'user', id: null })));
-    const wakes = await h.waitFor(async () => {
-      await settled();
-      const list = await wakeupsOf({ agent_id: developer, source: 'task_blockers_resolved' });
-      return list.length > 0 && list.every((w) => TERMINAL.has(w.status)) ? list : null;
-    }, 'the blockers wakeup to end');
+    const wakes = await allEnded({ agent_id: developer, source: 'task_blockers_resolved' }, 'the blockers wakeup to end');
     await sleep(300);
-    expect(await wakeupsOf({ agent_id: developer, source: 'task_blockers_resolved' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: developer, source: 'task_blockers_resolved' })).toHaveLength(1);
     expect(wakes[0]).toMatchObject({ status: 'finished', payload: { task_id: build.id } });
-    const runs = await runsOf({ agent_id: developer });
+    const runs = await listRuns({ agent_id: developer });
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ task_id: build.id, wakeup_id: wakes[0].id, status: 'succeeded' });
   });
@@ -183,7 +137,7 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
   it('a move into CANCELLED completes the parent\'s children (task_children_completed) but does not resolve a blocker (only done does)', async () => {
     h = await startHarness();
     const { workspaceId, agentId: lead } = await seedAgent(h, { name: 'Lead' });
-    const worker = await addAgent(workspaceId, 'Worker B');
+    const worker = await createAgent(workspaceId, { name: 'Worker B' });
     const parent = await createTask({ workspace_id: workspaceId, title: 'Epic', assignee_agent_instance_id: lead });
     const child = await createTask({ workspace_id: workspaceId, title: 'Spike', parent_id: parent.id, assignee_agent_instance_id: worker });
     const dependent = await createTask({ workspace_id: workspaceId, title: 'Follow-up', assignee_agent_instance_id: worker, blocked_by: [child.id] });
@@ -191,10 +145,10 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     await quiet(worker);
 
     await move(child.id, 'CANCELLED');
-    const wake = await h.waitFor(async () => (await wakeupsOf({ agent_id: lead, source: 'task_children_completed' }))[0], 'task_children_completed');
+    const wake = await h.waitFor(async () => (await listWakeups({ agent_id: lead, source: 'task_children_completed' }))[0], 'task_children_completed');
     expect(wake.payload).toEqual({ task_id: parent.id });
     await settled();
-    expect(await wakeupsOf({ agent_id: worker, source: 'task_blockers_resolved' })).toEqual([]);
+    expect(await listWakeups({ agent_id: worker, source: 'task_blockers_resolved' })).toEqual([]);
     const follow = await get(`/api/office/tasks/${dependent.id}`);
     expect(follow.state).toBe('TODO');
   });
@@ -202,17 +156,17 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
   it('a move into IN_REVIEW wakes each reviewer with task_assigned {as: reviewer}, not the assignee', async () => {
     h = await startHarness();
     const { workspaceId, agentId: author } = await seedAgent(h, { name: 'Author' });
-    const alice = await addAgent(workspaceId, 'Reviewer Alice');
-    const bob = await addAgent(workspaceId, 'Reviewer Bob');
+    const alice = await createAgent(workspaceId, { name: 'Reviewer Alice' });
+    const bob = await createAgent(workspaceId, { name: 'Reviewer Bob' });
     const task = await createTask({ workspace_id: workspaceId, title: 'Refactor billing', assignee_agent_instance_id: author, reviewers: [alice, bob] });
     await quiet(author);
     // Assignment wakes only the assignee.
-    expect(await wakeupsOf({ agent_id: alice })).toEqual([]);
-    expect(await wakeupsOf({ agent_id: bob })).toEqual([]);
+    expect(await listWakeups({ agent_id: alice })).toEqual([]);
+    expect(await listWakeups({ agent_id: bob })).toEqual([]);
 
     await move(task.id, 'IN_REVIEW');
     for (const reviewer of [alice, bob]) {
-      const wake = await h.waitFor(async () => (await wakeupsOf({ agent_id: reviewer }))[0], `the review wakeup of ${reviewer}`);
+      const wake = await h.waitFor(async () => (await listWakeups({ agent_id: reviewer }))[0], `the review wakeup of ${reviewer}`);
       expect(wake).toMatchObject({ source: 'task_assigned', reason: 'review requested', task_id: task.id });
       expect(wake.payload).toEqual({ task_id: task.id, as: 'reviewer' });
     }
@@ -220,7 +174,7 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     const reviews = await Promise.all([alice, bob].map(async (reviewer) => (await quiet(reviewer))[0]));
     for (const w of reviews) expect(w.status === 'finished' || (w.status === 'skipped' && w.skip_reason === 'checkout_conflict')).toBe(true);
     expect(reviews.some((w) => w.status === 'finished' && w.run_id)).toBe(true);
-    const authorWakes = await wakeupsOf({ agent_id: author });
+    const authorWakes = await listWakeups({ agent_id: author });
     expect(authorWakes).toHaveLength(1);
     expect(authorWakes[0].reason).toBe('task assigned');
   });
@@ -228,7 +182,7 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
   it('a task with no assignee is ignored: no move (into IN_PROGRESS, IN_REVIEW, back from review, DONE) wakes anyone or writes a rejection comment', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h);
-    const reviewer = await addAgent(workspaceId, 'Reviewer');
+    const reviewer = await createAgent(workspaceId, { name: 'Reviewer' });
     const task = await createTask({ workspace_id: workspaceId, title: 'Unowned chore', reviewers: [reviewer] });
     await move(task.id, 'IN_PROGRESS');
     await move(task.id, 'IN_REVIEW');
@@ -236,9 +190,9 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     await move(task.id, 'DONE');
     await settled();
     await sleep(150);
-    expect(await wakeupsOf({ workspace_id: workspaceId })).toEqual([]);
-    expect(await runsOf({ agent_id: agentId })).toEqual([]);
-    expect(await runsOf({ agent_id: reviewer })).toEqual([]);
+    expect(await listWakeups({ workspace_id: workspaceId })).toEqual([]);
+    expect(await listRuns({ agent_id: agentId })).toEqual([]);
+    expect(await listRuns({ agent_id: reviewer })).toEqual([]);
     expect(await get(`/api/office/tasks/${task.id}/comments`)).toEqual([]);
     expect((await get(`/api/office/tasks/${task.id}`)).state).toBe('DONE');
   });
@@ -248,7 +202,7 @@ describe('subtasks completing (task_children_completed)', () => {
   it('GIVEN a parent with three subtasks assigned to different workers WHEN all three reach done one after another THEN exactly one task_children_completed wakeup is queued for the parent\'s assignee, after the last one', async () => {
     h = await startHarness();
     const { workspaceId, agentId: lead } = await seedAgent(h, { name: 'Lead' });
-    const workers = [await addAgent(workspaceId, 'W1'), await addAgent(workspaceId, 'W2'), await addAgent(workspaceId, 'W3')];
+    const workers = [await createAgent(workspaceId, { name: 'W1' }), await createAgent(workspaceId, { name: 'W2' }), await createAgent(workspaceId, { name: 'W3' })];
     const parent = await createTask({ workspace_id: workspaceId, title: 'Launch', assignee_agent_instance_id: lead });
     const children = [];
     for (const [i, worker] of workers.entries()) {
@@ -260,28 +214,25 @@ describe('subtasks completing (task_children_completed)', () => {
     await move(children[0].id, 'DONE');
     await move(children[1].id, 'DONE');
     await settled();
-    expect(await wakeupsOf({ agent_id: lead, source: 'task_children_completed' })).toEqual([]);
+    expect(await listWakeups({ agent_id: lead, source: 'task_children_completed' })).toEqual([]);
 
     await move(children[2].id, 'DONE');
-    const wake = await h.waitFor(async () => (await wakeupsOf({ agent_id: lead, source: 'task_children_completed' }))[0], 'task_children_completed');
+    const wake = await h.waitFor(async () => (await listWakeups({ agent_id: lead, source: 'task_children_completed' }))[0], 'task_children_completed');
     expect(wake.payload).toEqual({ task_id: parent.id });
-    const done = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${wake.id}`);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the wakeup to end');
+    const done = await waitForWakeupEnd(wake.id, 'the wakeup to end');
     expect(done.status).toBe('finished');
     const run = await get(`/api/office/runs/${done.run_id}`);
     expect(run).toMatchObject({ status: 'succeeded', task_id: parent.id });
     await settled();
     await sleep(400);
-    expect(await wakeupsOf({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
-    expect(await wakeupsOf({ workspace_id: workspaceId, source: 'task_children_completed' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
+    expect(await listWakeups({ workspace_id: workspaceId, source: 'task_children_completed' })).toHaveLength(1);
   });
 
   it('GIVEN three subtasks WHEN all three are moved to done at the same moment THEN the parent\'s assignee still gets one task_children_completed wakeup and one run', async () => {
     h = await startHarness();
     const { workspaceId, agentId: lead } = await seedAgent(h, { name: 'Lead' });
-    const workers = [await addAgent(workspaceId, 'W1'), await addAgent(workspaceId, 'W2'), await addAgent(workspaceId, 'W3')];
+    const workers = [await createAgent(workspaceId, { name: 'W1' }), await createAgent(workspaceId, { name: 'W2' }), await createAgent(workspaceId, { name: 'W3' })];
     const parent = await createTask({ workspace_id: workspaceId, title: 'Launch', assignee_agent_instance_id: lead });
     const children = await Promise.all(workers.map((worker, i) =>
       createTask({ workspace_id: workspaceId, title: `Part ${i + 1}`, parent_id: parent.id, assignee_agent_instance_id: worker })));
@@ -289,14 +240,10 @@ describe('subtasks completing (task_children_completed)', () => {
     for (const worker of workers) await quiet(worker);
 
     await Promise.all(children.map((child) => move(child.id, 'DONE')));
-    const wakes = await h.waitFor(async () => {
-      await settled();
-      const list = await wakeupsOf({ agent_id: lead, source: 'task_children_completed' });
-      return list.length > 0 && list.every((w) => TERMINAL.has(w.status)) ? list : null;
-    }, 'the children wakeup to end');
+    const wakes = await allEnded({ agent_id: lead, source: 'task_children_completed' }, 'the children wakeup to end');
     expect(wakes).toHaveLength(1);
     expect(wakes[0]).toMatchObject({ status: 'finished', payload: { task_id: parent.id } });
-    const parentRuns = (await runsOf({ agent_id: lead })).filter((r) => r.wakeup_id === wakes[0].id);
+    const parentRuns = (await listRuns({ agent_id: lead })).filter((r) => r.wakeup_id === wakes[0].id);
     expect(parentRuns).toHaveLength(1);
   });
   it('GIVEN no coalescing window WHEN the three subtasks reach done in the same instant (three moves committed before any subscriber runs) THEN the task_children_completed wakeup is still queued once and the parent\'s assignee runs once', async () => {
@@ -312,15 +259,11 @@ describe('subtasks completing (task_children_completed)', () => {
     // Three writers in the same tick, as when several agents' runs finish together.
     const tasks = h.scheduler.services.tasks;
     await Promise.all(children.map((child) => tasks.moveTask(child.id, 'DONE', { type: 'user', id: null })));
-    const wakes = await h.waitFor(async () => {
-      await settled();
-      const list = await wakeupsOf({ agent_id: lead, source: 'task_children_completed' });
-      return list.length > 0 && list.every((w) => TERMINAL.has(w.status)) ? list : null;
-    }, 'the children wakeup to end');
+    const wakes = await allEnded({ agent_id: lead, source: 'task_children_completed' }, 'the children wakeup to end');
     await sleep(300);
-    expect(await wakeupsOf({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
+    expect(await listWakeups({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
     expect(wakes[0]).toMatchObject({ status: 'finished', payload: { task_id: parent.id } });
-    const leadRuns = await runsOf({ agent_id: lead });
+    const leadRuns = await listRuns({ agent_id: lead });
     expect(leadRuns.filter((r) => r.wakeup_id === wakes[0].id)).toHaveLength(1);
     expect(leadRuns).toHaveLength(2); // the assignment, then the one children run
   });
@@ -330,31 +273,31 @@ describe('comments wake the assignee, except its own (self-comment guard)', () =
   it('the assignee\'s own comment does not wake it; another agent\'s comment and a user\'s comment each do', async () => {
     h = await startHarness();
     const { workspaceId, agentId: owner } = await seedAgent(h, { name: 'Owner' });
-    const other = await addAgent(workspaceId, 'Helper');
+    const other = await createAgent(workspaceId, { name: 'Helper' });
     const task = await createTask({ workspace_id: workspaceId, title: 'Investigate flaky CI', assignee_agent_instance_id: owner });
     await quiet(owner);
 
     const own = await comment(task.id, 'Working on it, found the race.', 'agent', owner);
     await settled();
     await sleep(150);
-    expect(await wakeupsOf({ agent_id: owner, source: 'comment' })).toEqual([]);
+    expect(await listWakeups({ agent_id: owner, source: 'comment' })).toEqual([]);
     expect(own).toMatchObject({ author_type: 'agent', author_id: owner });
 
     const fromOther = await comment(task.id, 'I saw the same on main.', 'agent', other);
     const wakeA = await h.waitFor(async () =>
-      (await wakeupsOf({ agent_id: owner, source: 'comment' })).find((w) => w.payload.comment_id === fromOther.id), 'the wakeup of the other agent\'s comment');
+      (await listWakeups({ agent_id: owner, source: 'comment' })).find((w) => w.payload.comment_id === fromOther.id), 'the wakeup of the other agent\'s comment');
     expect(wakeA.payload).toEqual({ task_id: task.id, comment_id: fromOther.id });
     expect(wakeA.idempotency_key).toBe(`comment:${fromOther.id}`);
     await quiet(owner);
 
     const fromUser = await comment(task.id, 'Any update?', 'user', 'user-42');
     const wakeU = await h.waitFor(async () =>
-      (await wakeupsOf({ agent_id: owner, source: 'comment' })).find((w) => w.payload.comment_id === fromUser.id), 'the wakeup of the user\'s comment');
+      (await listWakeups({ agent_id: owner, source: 'comment' })).find((w) => w.payload.comment_id === fromUser.id), 'the wakeup of the user\'s comment');
     expect(wakeU.payload).toEqual({ task_id: task.id, comment_id: fromUser.id });
     const ended = await quiet(owner);
     expect(ended.filter((w) => w.source === 'comment')).toHaveLength(2);
     // The other agent is not the assignee, so it is never woken by comments on the task.
-    expect(await wakeupsOf({ agent_id: other })).toEqual([]);
+    expect(await listWakeups({ agent_id: other })).toEqual([]);
   });
 
   it('a comment on a task with no assignee wakes nobody', async () => {
@@ -365,6 +308,6 @@ describe('comments wake the assignee, except its own (self-comment guard)', () =
     await comment(task.id, 'Agreed.', 'agent', agentId);
     await settled();
     await sleep(150);
-    expect(await wakeupsOf({ workspace_id: workspaceId })).toEqual([]);
+    expect(await listWakeups({ workspace_id: workspaceId })).toEqual([]);
   });
 });

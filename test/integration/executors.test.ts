@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { functionExecutor } from '../../src/executors/function.js';
 import { httpExecutor } from '../../src/executors/http.js';
 import { createExecutors } from '../../src/executors/index.js';
 import type { AgentFunction, LaunchRequest } from '../../src/executors/types.js';
+import { pidsWhere } from '../helpers/processes.js';
 
 const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const fixture = (name: string) => join(fixturesDir, name);
@@ -50,19 +51,7 @@ function commandSpec(
 }
 
 /** Pids of live processes whose command line contains `marker` (Linux /proc; empty elsewhere). */
-function processesWithMarker(marker: string): number[] {
-  if (!existsSync('/proc/self/cmdline')) return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
-    } catch {
-      // Process exited while scanning.
-    }
-  }
-  return pids;
-}
+const processesWithMarker = (marker: string) => pidsWhere((argv) => argv.join('\0').includes(marker));
 
 let tmp: string;
 beforeEach(() => {

@@ -3,6 +3,7 @@
  * daily run cap. Real SQLite, real HTTP, real child-process agents.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient, sleep } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -11,40 +12,16 @@ afterEach(async () => {
   h = undefined;
 });
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
 const DAY_MS = 86_400_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function call(method: string, path: string, body?: unknown, expected = 200): Promise<any> {
-  const res = await h!.api(method, path, body);
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(expected);
-  return res.body;
-}
-
-const get = (path: string) => call('GET', path);
-const wakeupsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/wakeups?${new URLSearchParams(query)}`);
-const runsOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/runs?${new URLSearchParams(query)}`);
-const activityOf = (query: Record<string, string>): Promise<any[]> => get(`/api/office/activity?${new URLSearchParams(query)}`);
-
-async function settled(): Promise<void> {
-  await h!.scheduler.events.idle();
-  await sleep(50);
-  await h!.scheduler.events.idle();
-}
-
-async function ended(wakeupId: string): Promise<any> {
-  return h!.waitFor(async () => {
-    const w = await get(`/api/office/wakeups/${wakeupId}`);
-    return TERMINAL.has(w.status) ? w : null;
-  }, `wakeup ${wakeupId} to end`);
-}
+const { call, get, listWakeups, listRuns, listActivity, createAgent, settled, waitForWakeupEnd, waitForRun } = apiClient(() => h);
 
 /** Posts a user comment and returns the comment wakeup it caused, once that has ended. */
 async function poke(taskId: string, agentId: string, body: string): Promise<any> {
   const comment = await call('POST', `/api/office/tasks/${taskId}/comments`, { body, author_type: 'user', author_id: 'pm' }, 201);
   const wake = await h!.waitFor(async () =>
-    (await wakeupsOf({ agent_id: agentId, source: 'comment' })).find((w) => w.payload.comment_id === comment.id), 'the comment wakeup');
-  return ended(wake.id);
+    (await listWakeups({ agent_id: agentId, source: 'comment' })).find((w) => w.payload.comment_id === comment.id), 'the comment wakeup');
+  return waitForWakeupEnd(wake.id);
 }
 
 describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
@@ -53,7 +30,7 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Spinner' });
     const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Fix the flaky test', assignee_agent_instance_id: agentId }, 201);
     // Run 1: the assignment. succeed.mjs changes nothing: no comment, no move, no action.
-    const first = await ended((await h.waitFor(async () => (await wakeupsOf({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
+    const first = await waitForWakeupEnd((await h.waitFor(async () => (await listWakeups({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
     expect(first.status).toBe('finished');
     // Runs 2 and 3: a person keeps asking; the agent keeps doing nothing.
     const second = await poke(task.id, agentId, 'Any progress?');
@@ -63,7 +40,7 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
     expect(third.status).toBe('finished');
     await settled();
 
-    const runs = await runsOf({ agent_id: agentId });
+    const runs = await listRuns({ agent_id: agentId });
     expect(runs).toHaveLength(3);
     expect(runs.every((r) => r.status === 'succeeded' && r.task_id === task.id && r.made_progress === false)).toBe(true);
 
@@ -78,14 +55,14 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
     expect(inbox).toHaveLength(1);
     expect(inbox[0]).toMatchObject({ agent_id: agentId, task_id: task.id, ref_id: runs[0].id, status: 'open' });
     expect(inbox[0].body).toBe(agent.paused_reason);
-    const activity = await activityOf({ workspace_id: workspaceId, code: 'agent_loop_paused' });
+    const activity = await listActivity({ workspace_id: workspaceId, code: 'agent_loop_paused' });
     expect(activity).toHaveLength(1);
     expect(activity[0]).toMatchObject({ agent_id: agentId, task_id: task.id, run_id: runs[0].id });
 
     // Paused: the next poke ends with no run.
     const fourth = await poke(task.id, agentId, 'Hello?');
     expect(fourth).toMatchObject({ status: 'finished', run_id: null, skip_reason: 'agent_paused' });
-    expect(await runsOf({ agent_id: agentId })).toHaveLength(3);
+    expect(await listRuns({ agent_id: agentId })).toHaveLength(3);
   });
 
   it('runs that change something (here a comment action) do not count: the agent is never paused', async () => {
@@ -96,21 +73,21 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
       executor: fixtureAgent('json-actions.mjs', { FIXTURE_RESULT: JSON.stringify({ actions: [{ type: 'comment', task_id: task.id, body: 'Progress note' }] }) }),
     });
     await call('PATCH', `/api/office/tasks/${task.id}`, { assignee_agent_instance_id: agentId });
-    await ended((await h.waitFor(async () => (await wakeupsOf({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
+    await waitForWakeupEnd((await h.waitFor(async () => (await listWakeups({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
     for (let i = 1; i <= 3; i++) expect((await poke(task.id, agentId, `Question ${i}`)).status).toBe('finished');
     await settled();
-    const runs = await runsOf({ agent_id: agentId });
+    const runs = await listRuns({ agent_id: agentId });
     expect(runs).toHaveLength(4);
     expect(runs.every((r) => r.made_progress === true)).toBe(true);
     expect((await get(`/api/office/agents/${agentId}`)).status).not.toBe('paused');
-    expect(await activityOf({ workspace_id: workspaceId, code: 'agent_loop_paused' })).toEqual([]);
+    expect(await listActivity({ workspace_id: workspaceId, code: 'agent_loop_paused' })).toEqual([]);
   });
 
   it('a run with progress in between resets the count', async () => {
     h = await startHarness({ OFFICE_LOOP_DETECTOR_RUNS: '3' });
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Worker' });
     const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Triage bugs', assignee_agent_instance_id: agentId }, 201);
-    await ended((await h.waitFor(async () => (await wakeupsOf({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
+    await waitForWakeupEnd((await h.waitFor(async () => (await listWakeups({ agent_id: agentId }))[0], 'the assignment wakeup')).id);
     await poke(task.id, agentId, 'one');
     // One run that does something: it comments.
     await call('PATCH', `/api/office/agents/${agentId}`, {
@@ -125,7 +102,7 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
     await poke(task.id, agentId, 'five');
     await settled();
     expect((await get(`/api/office/agents/${agentId}`)).status).toBe('paused');
-    expect(await runsOf({ agent_id: agentId })).toHaveLength(6);
+    expect(await listRuns({ agent_id: agentId })).toHaveLength(6);
   });
 });
 
@@ -135,40 +112,38 @@ describe('budget alert', () => {
     const { workspaceId, agentId: worker } = await seedAgent(h, {
       name: 'Spender', executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.6' }),
     });
-    const coordinator = (await call('POST', '/api/office/agents', {
-      workspace_id: workspaceId, name: 'Chief', role: 'coordinator', executor: fixtureAgent('succeed.mjs'), cooldown_sec: 0,
-    }, 201)).id;
+    const coordinator = await createAgent(workspaceId, { name: 'Chief', role: 'coordinator' });
     const budget = await call('POST', '/api/office/budgets', {
       scope: 'agent', scope_id: worker, limit_usd: 1.0, period: 'daily', action_on_exceed: 'warn', alert_threshold_pct: 50,
     }, 201);
 
     const wake1 = await call('POST', `/api/office/agents/${worker}/wake`, { reason: 'expensive job' }, 202);
-    const done1 = await ended(wake1.wakeup.id);
+    const done1 = await waitForWakeupEnd(wake1.wakeup.id);
     expect(done1.status).toBe('finished');
     expect((await get(`/api/office/runs/${done1.run_id}`)).cost_usd).toBe(0.6);
 
-    const alert = await h.waitFor(async () => (await wakeupsOf({ agent_id: coordinator, source: 'budget_alert' }))[0], 'the budget_alert wakeup');
+    const alert = await h.waitFor(async () => (await listWakeups({ agent_id: coordinator, source: 'budget_alert' }))[0], 'the budget_alert wakeup');
     expect(alert.payload.agent_instance_id).toBe(worker);
     expect(alert.payload.budget_id).toBe(budget.id);
     expect(alert.payload.budget_pct).toBeCloseTo(60, 5);
     // The coordinator runs on it.
-    const alertDone = await ended(alert.id);
+    const alertDone = await waitForWakeupEnd(alert.id);
     expect(alertDone.status).toBe('finished');
     expect((await get(`/api/office/runs/${alertDone.run_id}`)).result_json.summary).toBe('handled budget_alert');
     // Only the coordinator hears about it.
-    expect(await wakeupsOf({ agent_id: worker, source: 'budget_alert' })).toEqual([]);
+    expect(await listWakeups({ agent_id: worker, source: 'budget_alert' })).toEqual([]);
 
     const wake2 = await call('POST', `/api/office/agents/${worker}/wake`, { reason: 'another expensive job' }, 202);
-    expect((await ended(wake2.wakeup.id)).status).toBe('finished');
+    expect((await waitForWakeupEnd(wake2.wakeup.id)).status).toBe('finished');
     await settled();
     await sleep(400); // longer than the coalescing hold of a budget_alert
-    expect(await wakeupsOf({ agent_id: coordinator, source: 'budget_alert' })).toHaveLength(1);
-    expect(await wakeupsOf({ workspace_id: workspaceId, source: 'budget_alert' })).toHaveLength(1);
-    const alerts = await activityOf({ workspace_id: workspaceId, code: 'budget_alert' });
+    expect(await listWakeups({ agent_id: coordinator, source: 'budget_alert' })).toHaveLength(1);
+    expect(await listWakeups({ workspace_id: workspaceId, source: 'budget_alert' })).toHaveLength(1);
+    const alerts = await listActivity({ workspace_id: workspaceId, code: 'budget_alert' });
     expect(alerts).toHaveLength(1);
     expect(alerts[0].details.budget_pct).toBeCloseTo(60, 5);
     // Spend kept counting: the second run went ahead (action warn).
-    expect((await runsOf({ agent_id: worker })).filter((r) => r.status === 'succeeded')).toHaveLength(2);
+    expect((await listRuns({ agent_id: worker })).filter((r) => r.status === 'succeeded')).toHaveLength(2);
   });
 });
 
@@ -182,7 +157,7 @@ describe('daily caps', () => {
     expect((await get(`/api/office/agents/${agentId}`)).daily_run_cap).toBe(1);
 
     const first = await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first' }, 202);
-    expect((await ended(first.wakeup.id)).status).toBe('finished');
+    expect((await waitForWakeupEnd(first.wakeup.id)).status).toBe('finished');
 
     const second = await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'second' }, 202);
     const deferred = await h.waitFor(async () => {
@@ -195,23 +170,23 @@ describe('daily caps', () => {
     expect(deferred.run_id).toBeNull();
     expect(deferred.explain).toMatch(/daily run cap/);
     expect(deferred.explain).toContain(deferred.available_at);
-    const activity = await activityOf({ wakeup_id: second.wakeup.id });
+    const activity = await listActivity({ wakeup_id: second.wakeup.id });
     const decision = activity.find((a) => a.code === 'wakeup_deferred_daily_cap');
     expect(decision).toBeDefined();
     expect(decision.details).toMatchObject({ cap: 'daily_run_cap', until: deferred.available_at });
-    expect((await activityOf({ workspace_id: workspaceId, code: 'wakeup_deferred_daily_cap' })).length).toBeGreaterThanOrEqual(1);
+    expect((await listActivity({ workspace_id: workspaceId, code: 'wakeup_deferred_daily_cap' })).length).toBeGreaterThanOrEqual(1);
     await sleep(200);
-    expect(await runsOf({ agent_id: agentId })).toHaveLength(1);
+    expect(await listRuns({ agent_id: agentId })).toHaveLength(1);
     expect((await get(`/api/office/wakeups/${second.wakeup.id}`)).status).toBe('queued');
 
     const raised = await call('PATCH', `/api/office/agents/${agentId}`, { daily_run_cap: 2 });
     expect(raised.daily_run_cap).toBe(2);
-    const released = await ended(second.wakeup.id);
+    const released = await waitForWakeupEnd(second.wakeup.id);
     expect(released.status).toBe('finished');
     expect(released.skip_reason).toBeNull();
     const run = await get(`/api/office/runs/${released.run_id}`);
     expect(run.status).toBe('succeeded');
-    expect(await runsOf({ agent_id: agentId })).toHaveLength(2);
+    expect(await listRuns({ agent_id: agentId })).toHaveLength(2);
   });
 
   it('daily_run_cap 1 also holds task-bound (event-driven) work, and lifting the cap (null) releases it', async () => {
@@ -220,16 +195,16 @@ describe('daily caps', () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Capped', daily_run_cap: 1 });
     await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'First task', assignee_agent_instance_id: agentId }, 201);
-    await h.waitFor(async () => (await runsOf({ agent_id: agentId })).find((r) => r.status === 'succeeded'), 'the first run');
+    await waitForRun({ agent_id: agentId }, 'succeeded', 'the first run');
     const second = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Second task', assignee_agent_instance_id: agentId }, 201);
     const deferred = await h.waitFor(async () =>
-      (await wakeupsOf({ agent_id: agentId, task_id: second.id })).find((w) => w.status === 'queued' && w.skip_reason === 'daily_run_cap'), 'the deferral');
+      (await listWakeups({ agent_id: agentId, task_id: second.id })).find((w) => w.status === 'queued' && w.skip_reason === 'daily_run_cap'), 'the deferral');
     expect(deferred.source).toBe('task_assigned');
     // The deferred wakeup holds no checkout on its task.
     expect((await get(`/api/office/tasks/${second.id}`)).checkout_agent_id).toBeNull();
 
     await call('PATCH', `/api/office/agents/${agentId}`, { daily_run_cap: null });
-    const released = await ended(deferred.id);
+    const released = await waitForWakeupEnd(deferred.id);
     expect(released.status).toBe('finished');
     expect((await get(`/api/office/runs/${released.run_id}`))).toMatchObject({ status: 'succeeded', task_id: second.id });
   });

@@ -4,6 +4,7 @@
  * Real SQLite, real HTTP, real child-process agents (test/fixtures).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -14,23 +15,7 @@ afterEach(async () => {
 
 const BUFFER_SEC = 1;
 
-async function listWakeups(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/wakeups?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listRuns(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/runs?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listActivity(workspaceId: string, code: string): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/activity?${new URLSearchParams({ workspace_id: workspaceId, code })}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const { listWakeups, listRuns, listActivity, createAgent, createTask, waitForWakeupStatus, waitForRun } = apiClient(() => h);
 
 const ms = (iso: string) => Date.parse(iso);
 
@@ -38,8 +23,7 @@ const ms = (iso: string) => Date.parse(iso);
 async function failWithRateLimit(errorText: string, env: Record<string, string> = {}) {
   h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(BUFFER_SEC), ...env });
   const { workspaceId, agentId } = await seedAgent(h, { executor: fixtureAgent('rate-limit.mjs', { FIXTURE_ERROR: errorText }) });
-  const task = await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Rate limited work', assignee_agent_instance_id: agentId });
-  expect(task.status).toBe(201);
+  const task = await createTask({ workspace_id: workspaceId, title: 'Rate limited work', assignee_agent_instance_id: agentId });
   const wakeup = await h.waitFor(async () => {
     const [w] = await listWakeups({ agent_id: agentId, source: 'task_assigned' });
     return w?.status === 'scheduled_retry' ? w : undefined;
@@ -47,8 +31,8 @@ async function failWithRateLimit(errorText: string, env: Record<string, string> 
   const [run] = await listRuns({ wakeup_id: wakeup.id });
   expect(run).toMatchObject({ status: 'failed', attempt: 1 });
   expect(run.error).toContain(errorText);
-  const [retryEntry] = (await listActivity(workspaceId, 'wakeup_retry_scheduled')).filter((a) => a.wakeup_id === wakeup.id);
-  return { workspaceId, agentId, taskId: task.body.id as string, wakeup, run, retryEntry };
+  const [retryEntry] = (await listActivity({ workspace_id: workspaceId, code: 'wakeup_retry_scheduled' })).filter((a) => a.wakeup_id === wakeup.id);
+  return { workspaceId, agentId, taskId: task.id as string, wakeup, run, retryEntry };
 }
 
 /** The next instant at hh:mm UTC strictly after `now` (the spec's "next occurrence if past"). */
@@ -78,10 +62,7 @@ describe('rate-limit retry with parsed reset time (spec scenarios)', () => {
     // The provider's limit lifts: the agent now succeeds, and the retry runs at its scheduled time.
     const patched = await h!.api('PATCH', `/api/office/agents/${agentId}`, { executor: fixtureAgent('succeed.mjs') });
     expect(patched.status).toBe(200);
-    const finished = await h!.waitFor(async () => {
-      const w = (await h!.api('GET', `/api/office/wakeups/${wakeup.id}`)).body;
-      return w.status === 'finished' ? w : undefined;
-    }, 'the retried wakeup to finish');
+    const finished = await waitForWakeupStatus(wakeup.id, 'finished', 'the retried wakeup to finish');
     expect(finished.retry_count).toBe(1);
     const runs = (await listRuns({ wakeup_id: wakeup.id })).sort((a, b) => a.attempt - b.attempt);
     expect(runs.map((r) => [r.attempt, r.status])).toEqual([[1, 'failed'], [2, 'succeeded']]);
@@ -89,7 +70,7 @@ describe('rate-limit retry with parsed reset time (spec scenarios)', () => {
     expect(runs[1].task_id).toBe(taskId);
     expect(finished.run_id).toBe(runs[1].id);
     // A parsed reset is not a backoff step: nothing was escalated.
-    expect(await listActivity(workspaceId, 'wakeup_escalated')).toEqual([]);
+    expect(await listActivity({ workspace_id: workspaceId, code: 'wakeup_escalated' })).toEqual([]);
   });
 
   it('GIVEN a run fails with "rate_limit_error: resets at 4:00 AM UTC" THEN the retry is scheduled for the next 04:00 UTC + buffer (source rate_limit_parsed)', async () => {
@@ -133,19 +114,14 @@ describe('generic failure: backoff, then escalation (spec scenarios)', () => {
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Flaky Worker', executor: fixtureAgent('fail.mjs') });
     let coordinatorId: string | null = null;
     if (withCoordinator) {
-      const coordinator = await h.api('POST', '/api/office/agents', {
-        workspace_id: workspaceId, name: 'Chief', role: 'coordinator', executor: fixtureAgent('succeed.mjs'), cooldown_sec: 0,
-      });
-      expect(coordinator.status).toBe(201);
-      coordinatorId = coordinator.body.id;
+      coordinatorId = await createAgent(workspaceId, { name: 'Chief', role: 'coordinator' });
     }
-    const task = await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Call the flaky API', assignee_agent_instance_id: agentId });
-    expect(task.status).toBe(201);
+    const task = await createTask({ workspace_id: workspaceId, title: 'Call the flaky API', assignee_agent_instance_id: agentId });
     const wakeup = await h.waitFor(async () => {
       const [w] = await listWakeups({ agent_id: agentId, source: 'task_assigned' });
       return w?.status === 'failed' ? w : undefined;
     }, 'the wakeup to fail after its retries');
-    return { workspaceId, agentId, coordinatorId, taskId: task.body.id as string, wakeup };
+    return { workspaceId, agentId, coordinatorId, taskId: task.id as string, wakeup };
   }
 
   it('GIVEN a run keeps failing with a network timeout WHEN retries exhaust MaxRetryCount THEN the wakeup fails, an agent.error inbox item is created and the coordinator gets an agent_error wakeup', async () => {
@@ -158,7 +134,7 @@ describe('generic failure: backoff, then escalation (spec scenarios)', () => {
     expect(runs.every((r) => r.status === 'failed' && r.task_id === taskId)).toBe(true);
 
     // Each retry followed the backoff table (harness: 200ms,400ms,600ms,800ms, no jitter).
-    const retries = (await listActivity(workspaceId, 'wakeup_retry_scheduled'))
+    const retries = (await listActivity({ workspace_id: workspaceId, code: 'wakeup_retry_scheduled' }))
       .filter((a) => a.wakeup_id === wakeup.id)
       .sort((a, b) => a.details.retry_count - b.details.retry_count);
     expect(retries.map((a) => a.details.retry_count)).toEqual([1, 2, 3, 4]);
@@ -181,10 +157,9 @@ describe('generic failure: backoff, then escalation (spec scenarios)', () => {
     expect(escalations[0].payload).toMatchObject({ agent_profile_id: agentId, run_id: runs[4]!.id });
     expect(escalations[0].payload.error).toContain('connection timed out after 30s');
     // The coordinator actually gets woken about it.
-    await h!.waitFor(async () => (await listRuns({ agent_id: coordinatorId!, wakeup_id: escalations[0].id })).find((r) => r.status === 'succeeded'),
-      'the coordinator to run on the agent_error wakeup');
+    await waitForRun({ agent_id: coordinatorId!, wakeup_id: escalations[0].id }, 'succeeded', 'the coordinator to run on the agent_error wakeup');
 
-    const [escalated] = (await listActivity(workspaceId, 'wakeup_escalated')).filter((a) => a.wakeup_id === wakeup.id);
+    const [escalated] = (await listActivity({ workspace_id: workspaceId, code: 'wakeup_escalated' })).filter((a) => a.wakeup_id === wakeup.id);
     expect(escalated.details).toMatchObject({ coordinator_id: coordinatorId, retry_count: 4 });
     const detail = await h!.api('GET', `/api/office/wakeups/${wakeup.id}`);
     expect(detail.body.explain).toContain('failed after 4 retries');
@@ -198,7 +173,7 @@ describe('generic failure: backoff, then escalation (spec scenarios)', () => {
     const inbox = (await h!.api('GET', `/api/office/inbox?workspace_id=${workspaceId}`)).body as any[];
     expect(inbox.filter((i) => i.kind === 'agent.error' && i.agent_id === agentId)).toHaveLength(1);
     expect(await listWakeups({ workspace_id: workspaceId, source: 'agent_error' })).toEqual([]);
-    const [escalated] = (await listActivity(workspaceId, 'wakeup_escalated')).filter((a) => a.wakeup_id === wakeup.id);
+    const [escalated] = (await listActivity({ workspace_id: workspaceId, code: 'wakeup_escalated' })).filter((a) => a.wakeup_id === wakeup.id);
     expect(escalated.details).toMatchObject({ coordinator_id: null, retry_count: 4 });
   });
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -16,35 +17,9 @@ afterEach(async () => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function listWakeups(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/wakeups?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listRuns(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/runs?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listActivity(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/activity?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function getWakeup(id: string): Promise<any> {
-  const res = await h!.api('GET', `/api/office/wakeups/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function createTask(workspaceId: string, title: string, assignee: string | null): Promise<string> {
-  const res = await h!.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title, assignee_agent_instance_id: assignee });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const {
+  post, listWakeups, listRuns, listActivity, getWakeup, createAgent, createTask, createTaskId, waitForWakeupStatus, waitForRun,
+} = apiClient(() => h);
 
 /** A lightweight routine (no task_template) with a manual trigger, fired once by hand. */
 async function fireLightweightRoutine(workspaceId: string, agentId: string): Promise<{ routineId: string; wakeupId: string }> {
@@ -58,13 +33,6 @@ async function fireLightweightRoutine(workspaceId: string, agentId: string): Pro
   const wakeupId = fired.body.routine_run.linked_wakeup_id as string;
   expect(wakeupId).toBeTruthy();
   return { routineId: routine.body.id, wakeupId };
-}
-
-function waitForWakeupStatus(id: string, statuses: string[], what: string) {
-  return h!.waitFor(async () => {
-    const w = await getWakeup(id);
-    return statuses.includes(w.status) ? w : undefined;
-  }, what);
 }
 
 describe('idle wakeup skip (spec scenarios)', () => {
@@ -84,10 +52,10 @@ describe('idle wakeup skip (spec scenarios)', () => {
 
     // Event-triggered wakeups skip the check. The task is in review (not actionable), so the agent
     // still has zero actionable tasks when the task_assigned wakeup is claimed, and it runs anyway.
-    const taskId = await createTask(workspaceId, 'Look at the review', null);
+    const taskId = await createTaskId(workspaceId, 'Look at the review', null);
     expect((await h.api('POST', `/api/office/tasks/${taskId}/move`, { state: 'IN_REVIEW' })).status).toBe(200);
     expect((await h.api('PATCH', `/api/office/tasks/${taskId}`, { assignee_agent_instance_id: agentId })).status).toBe(200);
-    const run = await h.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.status === 'succeeded'), 'the task_assigned run');
+    const run = await waitForRun({ agent_id: agentId }, 'succeeded', 'the task_assigned run');
     expect(run.task_id).toBe(taskId);
     const assigned = await getWakeup(run.wakeup_id);
     expect(assigned).toMatchObject({ source: 'task_assigned', status: 'finished', skip_reason: null, run_id: run.id });
@@ -96,8 +64,8 @@ describe('idle wakeup skip (spec scenarios)', () => {
   it('GIVEN a worker with an actionable TODO task WHEN a lightweight-routine wakeup is claimed THEN it is not skipped', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h);
-    const taskId = await createTask(workspaceId, 'Open work', agentId);
-    await h.waitFor(async () => (await listRuns({ task_id: taskId })).find((r) => r.status === 'succeeded'), 'the task run');
+    const taskId = await createTaskId(workspaceId, 'Open work', agentId);
+    await waitForRun({ task_id: taskId }, 'succeeded', 'the task run');
 
     const { wakeupId } = await fireLightweightRoutine(workspaceId, agentId);
     const done = await waitForWakeupStatus(wakeupId, ['finished', 'skipped', 'cancelled', 'failed'], 'the routine wakeup to end');
@@ -130,20 +98,19 @@ describe('pre-execution budget check (spec scenarios)', () => {
   async function spendThenWakeAgain(action: 'pause_agent' | 'warn') {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Spender', executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.05' }) });
-    const budget = await h.api('POST', '/api/office/budgets', {
+    const budget = await post('/api/office/budgets', {
       scope: 'agent', scope_id: agentId, limit_usd: 0.01, period: 'monthly', action_on_exceed: action,
     });
-    expect(budget.status).toBe(201);
     // The first run is within budget (nothing spent yet) and reports 0.05 USD.
-    const first = await createTask(workspaceId, 'First job', agentId);
-    const firstRun = await h.waitFor(async () => (await listRuns({ task_id: first })).find((r) => r.status === 'succeeded'), 'the first run');
+    const first = await createTaskId(workspaceId, 'First job', agentId);
+    const firstRun = await waitForRun({ task_id: first }, 'succeeded', 'the first run');
     expect(firstRun.cost_usd).toBe(0.05);
-    const second = await createTask(workspaceId, 'Second job', agentId);
+    const second = await createTaskId(workspaceId, 'Second job', agentId);
     const wakeup = await h.waitFor(async () => {
       const [w] = await listWakeups({ agent_id: agentId, task_id: second });
       return w && ['finished', 'skipped', 'failed', 'cancelled'].includes(w.status) ? w : undefined;
     }, 'the second wakeup to end');
-    return { workspaceId, agentId, budgetId: budget.body.id as string, second, wakeup };
+    return { workspaceId, agentId, budgetId: budget.id as string, second, wakeup };
   }
 
   it('GIVEN an agent budget with pause_agent that a previous run exceeded WHEN the next wakeup is claimed THEN it is skipped, the agent is paused with a reason and wakeup_budget_blocked is logged', async () => {
@@ -186,8 +153,8 @@ describe('atomic task checkout (spec scenarios)', () => {
       name: 'Agent A', max_concurrent_sessions: 2,
       executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '1200', FIXTURE_STARTED_DIR: started }),
     });
-    const taskId = await createTask(workspaceId, 'Task T', agentId);
-    const firstRun = await h.waitFor(async () => (await listRuns({ task_id: taskId })).find((r) => r.status === 'running'), 'the first session');
+    const taskId = await createTaskId(workspaceId, 'Task T', agentId);
+    const firstRun = await waitForRun({ task_id: taskId }, 'running', 'the first session');
     const held = (await h.api('GET', `/api/office/tasks/${taskId}`)).body;
     expect(held).toMatchObject({ checkout_agent_id: agentId, checkout_wakeup_id: firstRun.wakeup_id });
 
@@ -218,17 +185,10 @@ describe('atomic task checkout (spec scenarios)', () => {
     const { workspaceId, agentId: agentA } = await seedAgent(h, {
       name: 'Agent A', executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '1200' }),
     });
-    const reviewer = await h.api('POST', '/api/office/agents', {
-      workspace_id: workspaceId, name: 'Agent B', role: 'specialist', executor: fixtureAgent('succeed.mjs'), cooldown_sec: 0,
-    });
-    expect(reviewer.status).toBe(201);
-    const agentB = reviewer.body.id as string;
-    const task = await h.api('POST', '/api/office/tasks', {
-      workspace_id: workspaceId, title: 'Task T', assignee_agent_instance_id: agentA, reviewers: [agentB],
-    });
-    expect(task.status).toBe(201);
-    const taskId = task.body.id as string;
-    const firstRun = await h.waitFor(async () => (await listRuns({ task_id: taskId })).find((r) => r.status === 'running'), 'A\'s session');
+    const agentB = await createAgent(workspaceId, { name: 'Agent B', role: 'specialist' });
+    const task = await createTask({ workspace_id: workspaceId, title: 'Task T', assignee_agent_instance_id: agentA, reviewers: [agentB] });
+    const taskId = task.id as string;
+    const firstRun = await waitForRun({ task_id: taskId }, 'running', 'A\'s session');
 
     expect((await h.api('POST', `/api/office/tasks/${taskId}/move`, { state: 'IN_REVIEW' })).status).toBe(200);
     const reviewWakeup = await h.waitFor(async () => {

@@ -3,6 +3,7 @@
  * or cancellation. Real SQLite, real HTTP, real child-process agents (test/fixtures).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -11,47 +12,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function listWakeups(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/wakeups?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listRuns(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/runs?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listActivity(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/activity?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function getWakeup(id: string): Promise<any> {
-  const res = await h!.api('GET', `/api/office/wakeups/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function getTask(id: string): Promise<any> {
-  const res = await h!.api('GET', `/api/office/tasks/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function createTask(workspaceId: string, title: string, assignee: string | null): Promise<string> {
-  const res = await h!.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title, assignee_agent_instance_id: assignee });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-async function createAgent(workspaceId: string, body: Record<string, unknown>): Promise<string> {
-  const res = await h!.api('POST', '/api/office/agents', { workspace_id: workspaceId, role: 'worker', cooldown_sec: 0, ...body });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const { listWakeups, listRuns, listActivity, getWakeup, getTask, createAgent, createTaskId, waitForWakeupStatus, waitForRun } = apiClient(() => h);
 
 /** The only wakeup of `agentId` about `taskId`, once `check` accepts it. */
 function waitForWakeup(agentId: string, taskId: string, check: (w: any) => boolean, what: string) {
@@ -74,15 +35,15 @@ async function busyAgentA() {
     name: 'Agent A', executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '2500' }),
   });
   const agentB = await createAgent(workspaceId, { name: 'Agent B', executor: fixtureAgent('succeed.mjs') });
-  const busyTask = await createTask(workspaceId, 'Keep A busy', agentA);
-  await h.waitFor(async () => (await listRuns({ agent_id: agentA })).find((r) => r.status === 'running'), 'A to start its first session');
+  const busyTask = await createTaskId(workspaceId, 'Keep A busy', agentA);
+  await waitForRun({ agent_id: agentA }, 'running', 'A to start its first session');
   return { workspaceId, agentA, agentB, busyTask };
 }
 
 describe('staleness check before claim (spec scenarios)', () => {
   it('GIVEN a task_assigned wakeup is queued for agent A on task T WHEN T is reassigned to B before the claim THEN it is cancelled with assignee_changed, A is not launched and wakeup_stale_cancelled is logged', async () => {
     const { workspaceId, agentA, agentB } = await busyAgentA();
-    const taskT = await createTask(workspaceId, 'Task T', agentA);
+    const taskT = await createTaskId(workspaceId, 'Task T', agentA);
     const queued = await waitForWakeup(agentA, taskT, (w) => w.status === 'queued', 'the wakeup for T to be queued behind the busy session');
     const whileQueued = await getWakeup(queued.id);
     expect(whileQueued.status).toBe('queued');
@@ -102,14 +63,14 @@ describe('staleness check before claim (spec scenarios)', () => {
     expect(entry.details).toMatchObject({ reason: 'assignee_changed', agent: agentA, assignee_now: agentB });
 
     // B does the work; A was never launched for T.
-    await h!.waitFor(async () => (await listRuns({ agent_id: agentB, task_id: taskT })).find((r) => r.status === 'succeeded'), 'B to run T');
+    await waitForRun({ agent_id: agentB, task_id: taskT }, 'succeeded', 'B to run T');
     expect(await listRuns({ agent_id: agentA, task_id: taskT })).toEqual([]);
     expectNoCheckout(await getTask(taskT));
   });
 
   it('GIVEN a wakeup for a task that has reached DONE WHEN the staleness check runs at claim THEN it is cancelled with task_terminal and the agent is not launched', async () => {
     const { workspaceId, agentA } = await busyAgentA();
-    const taskT = await createTask(workspaceId, 'Task T', agentA);
+    const taskT = await createTaskId(workspaceId, 'Task T', agentA);
     const queued = await waitForWakeup(agentA, taskT, (w) => w.status === 'queued', 'the wakeup for T to be queued');
 
     const moved = await h!.api('POST', `/api/office/tasks/${taskT}/move`, { state: 'DONE' });
@@ -135,10 +96,7 @@ describe('staleness check before claim (spec scenarios)', () => {
     }, Date.now()));
     expect(outcome.kind).toBe('queued');
 
-    const cancelled = await h.waitFor(async () => {
-      const w = await getWakeup(outcome.wakeup.id);
-      return w.status === 'cancelled' ? w : undefined;
-    }, 'the wakeup to be cancelled');
+    const cancelled = await waitForWakeupStatus(outcome.wakeup.id, 'cancelled', 'the wakeup to be cancelled');
     expect(cancelled.cancel_reason).toBe('task_not_found');
     expect(cancelled.explain).toBe('cancelled: the task no longer exists');
     const [entry] = await listActivity({ workspace_id: workspaceId, code: 'wakeup_stale_cancelled' });
@@ -154,7 +112,7 @@ describe('retry cancellation on reassignment or cancellation (spec scenarios)', 
     h = await startHarness({ OFFICE_BACKOFF: backoff });
     const { workspaceId, agentId: agentA } = await seedAgent(h, { name: 'Agent A', executor: fixtureAgent('fail.mjs') });
     const agentB = await createAgent(workspaceId, { name: 'Agent B', executor: fixtureAgent('succeed.mjs') });
-    const taskT = await createTask(workspaceId, 'Task T', agentA);
+    const taskT = await createTaskId(workspaceId, 'Task T', agentA);
     const waiting = await waitForWakeup(agentA, taskT, (w) => w.status === 'scheduled_retry', 'the failed run to schedule a retry');
     expect(waiting.retry_count).toBe(1);
     return { workspaceId, agentA, agentB, taskT, waiting };
@@ -181,7 +139,7 @@ describe('retry cancellation on reassignment or cancellation (spec scenarios)', 
     // A's actor dropped the retry; B is woken by the reassignment and runs T.
     const agentView = (await h!.api('GET', `/api/office/agents/${agentA}`)).body;
     expect(agentView.actor.queued).toBe(0);
-    await h!.waitFor(async () => (await listRuns({ agent_id: agentB, task_id: taskT })).find((r) => r.status === 'succeeded'), 'B to run T');
+    await waitForRun({ agent_id: agentB, task_id: taskT }, 'succeeded', 'B to run T');
     expect(await listRuns({ wakeup_id: waiting.id })).toHaveLength(1);
     expectNoCheckout(await getTask(taskT));
   });
@@ -193,10 +151,7 @@ describe('retry cancellation on reassignment or cancellation (spec scenarios)', 
     await h!.scheduler.store.transaction((tx) => tx.tasks.update(taskT, { assignee_agent_instance_id: agentB }));
     expect((await getWakeup(waiting.id)).status).toBe('scheduled_retry');
 
-    const cancelled = await h!.waitFor(async () => {
-      const w = await getWakeup(waiting.id);
-      return w.status === 'cancelled' ? w : undefined;
-    }, 'the retry to be cancelled at promotion');
+    const cancelled = await waitForWakeupStatus(waiting.id, 'cancelled', 'the retry to be cancelled at promotion');
     expect(cancelled.cancel_reason).toBe('retry_stale_assignee');
     expect(Date.parse(cancelled.finished_at)).toBeGreaterThanOrEqual(Date.parse(waiting.scheduled_retry_at));
     const [entry] = await listActivity({ wakeup_id: waiting.id, code: 'wakeup_retry_cancelled' });
@@ -213,10 +168,7 @@ describe('retry cancellation on reassignment or cancellation (spec scenarios)', 
     // Not cancelled by the move itself: the promotion check is what drops it.
     expect((await getWakeup(waiting.id)).status).toBe('scheduled_retry');
 
-    const cancelled = await h!.waitFor(async () => {
-      const w = await getWakeup(waiting.id);
-      return w.status === 'cancelled' ? w : undefined;
-    }, 'the retry to be cancelled at promotion');
+    const cancelled = await waitForWakeupStatus(waiting.id, 'cancelled', 'the retry to be cancelled at promotion');
     expect(cancelled.cancel_reason).toBe('retry_task_cancelled');
     expect(cancelled.explain).toBe('cancelled: retry dropped because the task was cancelled');
     expect(Date.parse(cancelled.finished_at)).toBeGreaterThanOrEqual(Date.parse(waiting.scheduled_retry_at));

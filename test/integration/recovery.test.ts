@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecoverySweep } from '../../src/actors/recovery.js';
 import type { Task } from '../../src/domain/types.js';
 import { wallClock } from '../../src/machines/clock.js';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -53,29 +54,7 @@ async function insertTask(workspaceId: string, assignee: string | null, fields: 
   return task.id;
 }
 
-async function listWakeups(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/wakeups?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listRuns(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/runs?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function listActivity(query: Record<string, string>): Promise<any[]> {
-  const res = await h!.api('GET', `/api/office/activity?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function createAgent(workspaceId: string, body: Record<string, unknown>): Promise<string> {
-  const res = await h!.api('POST', '/api/office/agents', { workspace_id: workspaceId, role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs'), ...body });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const { post, listWakeups, listActivity, createAgent, waitForRun } = apiClient(() => h);
 
 describe('recovery sweep (spec scenarios)', () => {
   it('GIVEN a TODO task assigned to agent A with no wakeup, created within the lookback WHEN the sweep runs THEN one task_assigned wakeup is dispatched and recovery_dispatch / recovery_sweep_complete are logged', async () => {
@@ -95,7 +74,7 @@ describe('recovery sweep (spec scenarios)', () => {
     expect(completes[0].details).toEqual({ dispatched_count: 1 });
 
     // The recovered wakeup is an ordinary one: the agent runs the task.
-    const run = await h.waitFor(async () => (await listRuns({ task_id: taskId })).find((r) => r.status === 'succeeded'), 'the recovered run');
+    const run = await waitForRun({ task_id: taskId }, 'succeeded', 'the recovered run');
     expect(run.wakeup_id).toBe(wakeup.id);
     const finished = (await h.api('GET', `/api/office/wakeups/${wakeup.id}`)).body;
     expect(finished.status).toBe('finished');
@@ -120,7 +99,7 @@ describe('recovery sweep (spec scenarios)', () => {
 
     // Through the API (the assignment event fires): one claimed and running, one queued behind it.
     const running = (await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Running', assignee_agent_instance_id: busy })).body.id;
-    await h.waitFor(async () => (await listRuns({ task_id: running })).find((r) => r.status === 'running'), 'the busy session');
+    await waitForRun({ task_id: running }, 'running', 'the busy session');
     const queued = (await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Queued', assignee_agent_instance_id: busy })).body.id;
     await h.waitFor(async () => (await listWakeups({ task_id: queued })).find((w) => w.status === 'queued'), 'the queued wakeup');
     // A failed run whose retry waits 60 s.
@@ -211,10 +190,9 @@ describe('recovery sweep (spec scenarios)', () => {
   it('skips a candidate whose agent budget is exhausted', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h);
-    const budget = await h.api('POST', '/api/office/budgets', {
+    await post('/api/office/budgets', {
       scope: 'agent', scope_id: agentId, limit_usd: 0.01, period: 'monthly', action_on_exceed: 'pause_agent',
     });
-    expect(budget.status).toBe(201);
     await h.scheduler.store.transaction((tx) => tx.budgets.recordCost({
       workspace_id: workspaceId, project_id: null, agent_id: agentId, run_id: 'run_external', cost_usd: 0.05, created_at: Date.now(),
     }));

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { apiClient, sleep } from '../helpers/client.js';
 import { FAST_ENV, fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -18,7 +19,7 @@ afterEach(async () => {
   await h?.stop();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { listWakeups, waitForWakeupStatus } = apiClient(() => h);
 const SLOW = (ms: number) => fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: String(ms) });
 
 async function createRoutine(body: Record<string, unknown>) {
@@ -41,8 +42,18 @@ async function fire(routineId: string, variables?: Record<string, unknown>) {
   return h.api('POST', `/api/office/routines/${routineId}/fire`, variables ? { variables } : {});
 }
 
-async function wakeupsOf(agentId: string, source?: string): Promise<any[]> {
-  return (await h.api('GET', `/api/office/wakeups?agent_id=${agentId}${source ? `&source=${source}` : ''}`)).body;
+
+/** A heavy "Review" routine with `policy`, on a slow agent, fired once: its task is still active. */
+async function reviewRoutineWithActiveRun(policy: 'skip_if_active' | 'coalesce_if_active') {
+  h = await startHarness();
+  const { workspaceId, agentId } = await seedAgent(h, { executor: SLOW(4000) });
+  const routine = await createRoutine({
+    workspace_id: workspaceId, name: 'Review', assignee_agent_instance_id: agentId, concurrency_policy: policy,
+    task_template: { title: 'Review {{date}}' }, triggers: [{ kind: 'manual' }],
+  });
+  const first = (await fire(routine.id)).body.routine_run;
+  expect(first.status).toBe('task_created');
+  return { workspaceId, routine, first };
 }
 
 /** The trigger actor exists once the async refresh after a routine change has run. */
@@ -101,7 +112,7 @@ describe('heavy and lightweight routines (spec scenarios)', () => {
     expect(task).toMatchObject({ title: `Daily Dep Update - ${date}`, workflow: 'routine', assignee_agent_instance_id: agentId, origin: 'routine', origin_id: routine.id });
     expect(task.description).toMatch(new RegExp(`^Bump dependencies \\(${date} \\d\\d:\\d\\d UTC\\)$`));
 
-    const assigned = await h.waitFor(async () => (await wakeupsOf(agentId, 'task_assigned')).find((w) => w.payload.task_id === task.id), 'task_assigned wakeup');
+    const assigned = await h.waitFor(async () => (await listWakeups({ agent_id: agentId, source: 'task_assigned' })).find((w) => w.payload.task_id === task.id), 'task_assigned wakeup');
     expect(assigned.task_id).toBe(task.id);
 
     const visible = (await h.api('GET', `/api/office/tasks?workspace_id=${workspaceId}`)).body;
@@ -166,14 +177,7 @@ describe('heavy and lightweight routines (spec scenarios)', () => {
   });
 
   it('GIVEN skip_if_active and an active task from a previous run WHEN the routine fires again THEN the routine run is skipped and no new task is created', async () => {
-    h = await startHarness();
-    const { workspaceId, agentId } = await seedAgent(h, { executor: SLOW(4000) });
-    const routine = await createRoutine({
-      workspace_id: workspaceId, name: 'Review', assignee_agent_instance_id: agentId, concurrency_policy: 'skip_if_active',
-      task_template: { title: 'Review {{date}}' }, triggers: [{ kind: 'manual' }],
-    });
-    const first = (await fire(routine.id)).body.routine_run;
-    expect(first.status).toBe('task_created');
+    const { workspaceId, routine, first } = await reviewRoutineWithActiveRun('skip_if_active');
     const second = await fire(routine.id);
     expect(second.status).toBe(202);
     expect(second.body.routine_run).toMatchObject({ status: 'skipped', skip_reason: 'active_run', linked_task_id: null, linked_wakeup_id: null, coalesced_into_run_id: null });
@@ -184,14 +188,7 @@ describe('heavy and lightweight routines (spec scenarios)', () => {
   });
 
   it('GIVEN coalesce_if_active WHEN the routine fires while the first run is active THEN the second routine run is coalesced into the first', async () => {
-    h = await startHarness();
-    const { workspaceId, agentId } = await seedAgent(h, { executor: SLOW(4000) });
-    const routine = await createRoutine({
-      workspace_id: workspaceId, name: 'Review', assignee_agent_instance_id: agentId, concurrency_policy: 'coalesce_if_active',
-      task_template: { title: 'Review {{date}}' }, triggers: [{ kind: 'manual' }],
-    });
-    const first = (await fire(routine.id)).body.routine_run;
-    expect(first.status).toBe('task_created');
+    const { workspaceId, routine, first } = await reviewRoutineWithActiveRun('coalesce_if_active');
     const second = (await fire(routine.id)).body.routine_run;
     expect(second).toMatchObject({ status: 'coalesced', coalesced_into_run_id: first.id, linked_task_id: null });
     expect((await h.api('GET', `/api/office/tasks?workspace_id=${workspaceId}&include_routine=true`)).body).toHaveLength(1);
@@ -365,7 +362,7 @@ describe('webhook triggers', () => {
     const runs = await routineRuns(routine.id);
     expect(runs).toHaveLength(3);
     expect(runs.map((r) => r.delivery_id).sort()).toEqual(['delivery-1', 'delivery-2', 'gh-42']);
-    const routineWakeups = (await wakeupsOf(agentId, 'routine')).filter((w) => w.payload.routine_id === routine.id);
+    const routineWakeups = (await listWakeups({ agent_id: agentId, source: 'routine' })).filter((w) => w.payload.routine_id === routine.id);
     expect(routineWakeups).toHaveLength(3);
   });
 
@@ -442,7 +439,7 @@ describe('the coordinator heartbeat', () => {
     await h.restart();
     expect(h.scheduler.triggers.view(triggerId)).toBeNull();
     expect(h.scheduler.triggers.size).toBe(before);
-    expect(await wakeupsOf(agent.body.id, 'routine')).toEqual([]);
+    expect(await listWakeups({ agent_id: agent.body.id, source: 'routine' })).toEqual([]);
   });
 });
 
@@ -473,12 +470,9 @@ describe('coalescing inside the window', () => {
     expect(folded.linked_wakeup_id).toBe(kept.linked_wakeup_id);
     expect(folded.coalesced_into_run_id).toBe(kept.id);
 
-    const finished = await h.waitFor(async () => {
-      const w = (await h.api('GET', `/api/office/wakeups/${kept.linked_wakeup_id}`)).body;
-      return w.status === 'finished' ? w : null;
-    }, 'the surviving wakeup to finish');
+    const finished = await waitForWakeupStatus(kept.linked_wakeup_id, 'finished', 'the surviving wakeup to finish');
     expect(finished.coalesced_count).toBe(2);
-    const wakeups = await wakeupsOf(agentId, 'routine');
+    const wakeups = await listWakeups({ agent_id: agentId, source: 'routine' });
     expect(wakeups).toHaveLength(2);
     const coalesced = wakeups.find((w) => w.id !== finished.id);
     expect(coalesced).toMatchObject({ status: 'coalesced', coalesced_into_id: finished.id });
@@ -510,10 +504,7 @@ describe('coalescing inside the window', () => {
     const folded = runs.find((r) => r.status === 'coalesced')!;
     expect(kept && folded).toBeTruthy();
     expect(folded.coalesced_into_run_id).toBe(kept.id);
-    const wakeup = await h.waitFor(async () => {
-      const w = (await h.api('GET', `/api/office/wakeups/${kept.linked_wakeup_id}`)).body;
-      return w.status === 'finished' ? w : null;
-    }, 'the wakeup to finish');
+    const wakeup = await waitForWakeupStatus(kept.linked_wakeup_id, 'finished', 'the wakeup to finish');
     expect(wakeup.coalesced_count).toBe(2);
     expect((await h.api('GET', `/api/office/runs?agent_id=${agentId}`)).body).toHaveLength(1);
   });
@@ -543,7 +534,7 @@ describe('idempotent firing (one routine run per tick)', () => {
     const runs = await routineRuns(routine.id);
     expect(runs).toHaveLength(1);
     expect(runs[0].scheduled_for).toBe(new Date(expected).toISOString());
-    expect((await wakeupsOf(agentId, 'routine'))).toHaveLength(1);
+    expect((await listWakeups({ agent_id: agentId, source: 'routine' }))).toHaveLength(1);
   });
 
   it('restarts exactly at the fire instant of a */1-second cron never fire a tick twice', async () => {
@@ -565,7 +556,7 @@ describe('idempotent firing (one routine run per tick)', () => {
     const perTick = new Map<string, number>();
     for (const run of runs) perTick.set(run.scheduled_for, (perTick.get(run.scheduled_for) ?? 0) + 1);
     expect([...perTick.values()].every((n) => n === 1)).toBe(true);
-    const keys = (await wakeupsOf(agentId, 'routine')).map((w) => w.idempotency_key);
+    const keys = (await listWakeups({ agent_id: agentId, source: 'routine' })).map((w) => w.idempotency_key);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
@@ -601,7 +592,7 @@ describe('caps refuse rather than queue', () => {
     expect((await fire(a.id)).body.routine_run.status).toBe('dispatched');
     const refused = (await fire(b.id)).body.routine_run;
     expect(refused).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached', linked_wakeup_id: null });
-    expect(await wakeupsOf(other.body.id, 'routine')).toEqual([]);
+    expect(await listWakeups({ agent_id: other.body.id, source: 'routine' })).toEqual([]);
     const activity = (await h.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=routine_run_skipped`)).body;
     expect(activity.some((e: any) => e.routine_id === b.id && /cap_reached/.test(e.message))).toBe(true);
   });

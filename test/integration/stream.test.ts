@@ -52,14 +52,11 @@ describe('GET /api/office/stream', () => {
 
   it('takes the API token as ?token= (EventSource cannot send headers), and only on the stream', async () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
-    const t0 = Date.now();
     expect((await readStream(`${h.url}/api/office/stream`, /hello/)).status).toBe(401);
     expect((await readStream(`${h.url}/api/office/stream?token=wrong`, /hello/)).status).toBe(401);
     expect((await readStream(`${h.url}/api/office/stream?token=${TOKEN}`, /event: hello/)).status).toBe(200);
     expect((await readStream(`${h.url}/api/office/stream`, /event: hello/, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     expect((await fetch(`${h.url}/api/office/workspaces?token=${TOKEN}`)).status).toBe(401);
-    console.log('TIMING body', Date.now() - t0);
-    const t1 = Date.now(); await h.stop(); h = undefined; console.log('TIMING stop', Date.now() - t1);
   });
 
   it('does not hold up shutdown while a dashboard is connected', async () => {

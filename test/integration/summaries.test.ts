@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -15,16 +16,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
 const SECTIONS = ['## Active focus', '## Open blockers', '## Recent decisions', '## Next action'];
 
-async function call(method: string, path: string, body?: unknown, expected = 200): Promise<any> {
-  const res = await h!.api(method, path, body);
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(expected);
-  return res.body;
-}
-
-const get = (path: string) => call('GET', path);
+const {
+  call, get, listRuns, createWorkspace, createAgent, waitForWakeupStatus, waitForWakeupEnd, waitForRun,
+} = apiClient(() => h);
 
 function recordOf(dir: string, runId: string): { env: Record<string, string>; prompt: string } {
   return JSON.parse(readFileSync(join(dir, `${runId}.json`), 'utf8'));
@@ -38,10 +34,7 @@ async function summariesOf(agentId: string): Promise<any[]> {
 async function fireAndWait(routineId: string): Promise<any> {
   const fired = await call('POST', `/api/office/routines/${routineId}/fire`, {}, 202);
   expect(fired.routine_run.status).toBe('dispatched');
-  return h!.waitFor(async () => {
-    const w = await get(`/api/office/wakeups/${fired.routine_run.linked_wakeup_id}`);
-    return TERMINAL.has(w.status) ? w : null;
-  }, 'the routine wakeup to end');
+  return waitForWakeupEnd(fired.routine_run.linked_wakeup_id, 'the routine wakeup to end');
 }
 
 describe('continuation summary (lightweight routine)', () => {
@@ -49,15 +42,15 @@ describe('continuation summary (lightweight routine)', () => {
     // A retry far enough out to look at the summary between the failure and the retry.
     h = await startHarness({ OFFICE_BACKOFF: '1500ms' });
     const record = join(h.dir, 'record');
-    const ws = await call('POST', '/api/office/workspaces', { name: 'Acme' }, 201);
-    const agent = await call('POST', '/api/office/agents', {
-      workspace_id: ws.id, name: 'Upstream watcher', role: 'worker', skip_idle_wakeups: false, cooldown_sec: 0,
+    const workspaceId = await createWorkspace();
+    const agentId = await createAgent(workspaceId, {
+      name: 'Upstream watcher', skip_idle_wakeups: false,
       executor: fixtureAgent('json-actions.mjs', {
         FIXTURE_RESULT: JSON.stringify({ summary: 'Reviewed upstream PR #4521; nothing to merge yet' }), FIXTURE_RECORD_DIR: record,
       }),
-    }, 201);
+    });
     const routine = await call('POST', '/api/office/routines', {
-      workspace_id: ws.id, name: 'Check upstream PRs', assignee_agent_instance_id: agent.id, triggers: [{ kind: 'manual' }],
+      workspace_id: workspaceId, name: 'Check upstream PRs', assignee_agent_instance_id: agentId, triggers: [{ kind: 'manual' }],
     }, 201);
 
     // 1. The first run has nothing injected; afterwards the summary exists.
@@ -66,14 +59,14 @@ describe('continuation summary (lightweight routine)', () => {
     const run1 = await get(`/api/office/runs/${w1.run_id}`);
     expect(run1).toMatchObject({ status: 'succeeded', task_id: null, routine_id: routine.id, summary_injected: '' });
     expect(run1.assembled_prompt).not.toContain('# Continuation summary');
-    const after1 = await h.waitFor(async () => (await summariesOf(agent.id)).find((s) => s.updated_by_run_id === run1.id), 'the first summary');
+    const after1 = await h.waitFor(async () => (await summariesOf(agentId)).find((s) => s.updated_by_run_id === run1.id), 'the first summary');
     expect(after1.scope).toBe(`routine:${routine.id}`);
-    expect(await summariesOf(agent.id)).toHaveLength(1);
+    expect(await summariesOf(agentId)).toHaveLength(1);
     for (const section of SECTIONS) expect(after1.content).toContain(section);
     expect(after1.content).toContain('Reviewed upstream PR #4521; nothing to merge yet');
 
     // 2. The next run gets it prepended, as stored and as the process received it.
-    await call('PATCH', `/api/office/agents/${agent.id}`, {
+    await call('PATCH', `/api/office/agents/${agentId}`, {
       executor: fixtureAgent('json-actions.mjs', { FIXTURE_RESULT: JSON.stringify({ summary: 'Merged upstream PR #4530' }), FIXTURE_RECORD_DIR: record }),
     });
     const w2 = await fireAndWait(routine.id);
@@ -89,37 +82,31 @@ describe('continuation summary (lightweight routine)', () => {
     expect(run2.assembled_prompt).toContain('Reviewed upstream PR #4521; nothing to merge yet');
     expect(run2.assembled_prompt.indexOf('## Next action')).toBeLessThan(run2.assembled_prompt.indexOf('# Wakeup'));
     expect(recordOf(record, run2.id).prompt).toBe(run2.assembled_prompt);
-    const after2 = await h.waitFor(async () => (await summariesOf(agent.id)).find((s) => s.updated_by_run_id === run2.id), 'the second summary');
+    const after2 = await h.waitFor(async () => (await summariesOf(agentId)).find((s) => s.updated_by_run_id === run2.id), 'the second summary');
     // Newest decision first, the earlier one kept.
     expect(after2.content.indexOf('Merged upstream PR #4530')).toBeGreaterThan(-1);
     expect(after2.content.indexOf('Merged upstream PR #4530')).toBeLessThan(after2.content.indexOf('Reviewed upstream PR #4521'));
 
     // 3. A failed run leaves the summary exactly as it was; the retry still gets it.
-    await call('PATCH', `/api/office/agents/${agent.id}`, {
+    await call('PATCH', `/api/office/agents/${agentId}`, {
       executor: fixtureAgent('flaky.mjs', { FIXTURE_COUNTER_FILE: join(h.dir, 'counter'), FIXTURE_FAIL_TIMES: '1', FIXTURE_RECORD_DIR: record }),
     });
     const fired = await call('POST', `/api/office/routines/${routine.id}/fire`, {}, 202);
     const wakeupId = fired.routine_run.linked_wakeup_id;
-    const waiting = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${wakeupId}`);
-      return w.status === 'scheduled_retry' ? w : null;
-    }, 'the failed attempt');
+    const waiting = await waitForWakeupStatus(wakeupId, 'scheduled_retry', 'the failed attempt');
     const failedRun = await get(`/api/office/runs/${waiting.run_id}`);
     expect(failedRun.status).toBe('failed');
     expect(failedRun.summary_injected).toBe(after2.content);
-    const kept = await summariesOf(agent.id);
+    const kept = await summariesOf(agentId);
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatchObject({ scope: `routine:${routine.id}`, updated_by_run_id: run2.id, content: after2.content });
 
-    const w3 = await h.waitFor(async () => {
-      const w = await get(`/api/office/wakeups/${wakeupId}`);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the retry to end');
+    const w3 = await waitForWakeupEnd(wakeupId, 'the retry to end');
     expect(w3).toMatchObject({ status: 'finished', retry_count: 1 });
     const retryRun = await get(`/api/office/runs/${w3.run_id}`);
     expect(retryRun.status).toBe('succeeded');
     expect(retryRun.summary_injected).toBe(after2.content);
-    const after3 = await h.waitFor(async () => (await summariesOf(agent.id)).find((s) => s.updated_by_run_id === retryRun.id), 'the rebuilt summary');
+    const after3 = await h.waitFor(async () => (await summariesOf(agentId)).find((s) => s.updated_by_run_id === retryRun.id), 'the rebuilt summary');
     expect(after3.content).toContain('handled routine');
     expect(after3.content).toContain('Merged upstream PR #4530');
   });
@@ -129,20 +116,19 @@ describe('session key', () => {
   it('taskless runs get an empty OFFICE_SESSION_KEY; task-bound runs get task:<task_id>:agent:<agent_id>', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await call('POST', '/api/office/workspaces', { name: 'Acme' }, 201);
-    const agent = await call('POST', '/api/office/agents', {
-      workspace_id: ws.id, name: 'Worker', role: 'worker', skip_idle_wakeups: false, cooldown_sec: 0,
-      executor: fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }),
-    }, 201);
+    const workspaceId = await createWorkspace();
+    const agentId = await createAgent(workspaceId, {
+      name: 'Worker', skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }),
+    });
     const routine = await call('POST', '/api/office/routines', {
-      workspace_id: ws.id, name: 'Heartbeat', assignee_agent_instance_id: agent.id, triggers: [{ kind: 'manual' }],
+      workspace_id: workspaceId, name: 'Heartbeat', assignee_agent_instance_id: agentId, triggers: [{ kind: 'manual' }],
     }, 201);
 
     const routineWake = await fireAndWait(routine.id);
-    await call('POST', `/api/office/agents/${agent.id}/wake`, { reason: 'manual poke' }, 202);
-    const task = await call('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Bound work', assignee_agent_instance_id: agent.id }, 201);
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'manual poke' }, 202);
+    const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Bound work', assignee_agent_instance_id: agentId }, 201);
     const runs = await h.waitFor(async () => {
-      const list = await get(`/api/office/runs?agent_id=${agent.id}`);
+      const list = await listRuns({ agent_id: agentId });
       return list.length === 3 && list.every((r: any) => r.status === 'succeeded') ? list : null;
     }, 'three runs');
 
@@ -153,7 +139,7 @@ describe('session key', () => {
         expect(env.OFFICE_TASK_ID).toBe('');
         expect(run.session_key ?? null).toBeNull();
       } else {
-        expect(env.OFFICE_SESSION_KEY).toBe(`task:${task.id}:agent:${agent.id}`);
+        expect(env.OFFICE_SESSION_KEY).toBe(`task:${task.id}:agent:${agentId}`);
         expect(env.OFFICE_TASK_ID).toBe(task.id);
       }
     }
@@ -166,23 +152,21 @@ describe('resume delta (task-bound session)', () => {
   it('a second wakeup for the same (agent, task) gets a "# Resume" prompt with only what is new: the new comment, not the description or older comments', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
-    const ws = await call('POST', '/api/office/workspaces', { name: 'Acme' }, 201);
-    const agent = await call('POST', '/api/office/agents', {
-      workspace_id: ws.id, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }),
-    }, 201);
+    const workspaceId = await createWorkspace();
+    const agentId = await createAgent(workspaceId, { name: 'Worker', executor: fixtureAgent('succeed.mjs', { FIXTURE_RECORD_DIR: record }) });
     const description = 'Full brief: migrate the billing tables to the v2 schema, keep the invoices readable, DESCRIPTION-MARKER-7731.';
-    const task = await call('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Billing migration', description }, 201);
+    const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Billing migration', description }, 201);
     await call('POST', `/api/office/tasks/${task.id}/comments`, { body: 'Earlier context: staging is frozen until Monday', author_type: 'user', author_id: 'pm' }, 201);
-    await call('PATCH', `/api/office/tasks/${task.id}`, { assignee_agent_instance_id: agent.id });
+    await call('PATCH', `/api/office/tasks/${task.id}`, { assignee_agent_instance_id: agentId });
 
-    const run1 = await h.waitFor(async () => (await get(`/api/office/runs?agent_id=${agent.id}`)).find((r: any) => r.status === 'succeeded'), 'the first run');
+    const run1 = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first run');
     expect(run1.assembled_prompt).not.toMatch(/^# Resume/);
     expect(run1.assembled_prompt).toContain('DESCRIPTION-MARKER-7731');
     expect(run1.assembled_prompt).toContain('Earlier context: staging is frozen until Monday');
 
     await call('POST', `/api/office/tasks/${task.id}/comments`, { body: 'New: the v2 schema also needs a currency column', author_type: 'user', author_id: 'pm' }, 201);
     const run2 = await h.waitFor(async () => {
-      const list = await get(`/api/office/runs?agent_id=${agent.id}`);
+      const list = await listRuns({ agent_id: agentId });
       return list.length === 2 && list[0].status === 'succeeded' ? list[0] : null;
     }, 'the second run');
     expect(run2.task_id).toBe(task.id);
@@ -199,16 +183,13 @@ describe('resume delta (task-bound session)', () => {
 
   it('another agent on the same task starts fresh (the delta is per (agent, task) pair)', async () => {
     h = await startHarness();
-    const ws = await call('POST', '/api/office/workspaces', { name: 'Acme' }, 201);
-    const mk = async (name: string) => (await call('POST', '/api/office/agents', {
-      workspace_id: ws.id, name, role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs'),
-    }, 201)).id as string;
-    const first = await mk('First');
-    const second = await mk('Second');
-    const task = await call('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Handover', description: 'HANDOVER-BRIEF', assignee_agent_instance_id: first }, 201);
-    await h.waitFor(async () => (await get(`/api/office/runs?agent_id=${first}`)).find((r: any) => r.status === 'succeeded'), 'the first agent run');
+    const workspaceId = await createWorkspace();
+    const first = await createAgent(workspaceId, { name: 'First' });
+    const second = await createAgent(workspaceId, { name: 'Second' });
+    const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Handover', description: 'HANDOVER-BRIEF', assignee_agent_instance_id: first }, 201);
+    await waitForRun({ agent_id: first }, 'succeeded', 'the first agent run');
     await call('PATCH', `/api/office/tasks/${task.id}`, { assignee_agent_instance_id: second });
-    const run = await h.waitFor(async () => (await get(`/api/office/runs?agent_id=${second}`)).find((r: any) => r.status === 'succeeded'), 'the second agent run');
+    const run = await waitForRun({ agent_id: second }, 'succeeded', 'the second agent run');
     expect(run.assembled_prompt).not.toMatch(/^# Resume/);
     expect(run.assembled_prompt).toContain('HANDOVER-BRIEF');
   });

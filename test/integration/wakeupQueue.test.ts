@@ -3,47 +3,45 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidWakeupPayloadError } from '../../src/domain/wakeupSources.js';
 import type { EnqueueRequest } from '../../src/services/wakeups.js';
+import { apiClient, sleep, TERMINAL, type Query } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.stop());
 
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
-
-async function runsOf(agentId: string): Promise<any[]> {
-  const res = await h.api('GET', `/api/office/runs?agent_id=${agentId}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function wakeupsOf(agentId: string, query = ''): Promise<any[]> {
-  const res = await h.api('GET', `/api/office/wakeups?agent_id=${agentId}${query ? `&${query}` : ''}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function wakeup(id: string): Promise<any> {
-  const res = await h.api('GET', `/api/office/wakeups/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function agentBody(agentId: string): Promise<any> {
-  const res = await h.api('GET', `/api/office/agents/${agentId}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const api = apiClient(() => h);
+const { getWakeup, getAgent, waitForWakeupStatus, waitForWakeupEnd } = api;
+const runsOf = (agentId: string) => api.listRuns({ agent_id: agentId });
+const wakeupsOf = (agentId: string, query: Query = {}) => api.listWakeups({ agent_id: agentId, ...query });
 
 /** The run whose fixture process has written its `.started` marker and not yet finished. */
 function startedRun(dir: string, runs: any[]) {
   return runs.find((r) => r.status === 'running' && existsSync(join(dir, `${r.id}.started`)));
 }
 
-async function createTask(workspaceId: string, agentId: string, title: string) {
-  const res = await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title, assignee_agent_instance_id: agentId });
-  expect(res.status).toBe(201);
-  return res.body;
+/**
+ * A worker on sleep.mjs, `sleepMs` a run, whose processes mark their start and end in `started`
+ * (see startedRun).
+ */
+async function sleepingAgent(sleepMs: number, agent: Record<string, unknown> = {}) {
+  const started = join(h.dir, 'started');
+  const { workspaceId, agentId } = await seedAgent(h, {
+    executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: String(sleepMs), FIXTURE_STARTED_DIR: started }), ...agent,
+  });
+  return { workspaceId, agentId, started };
 }
+
+/** A worker on an 800 ms sleep.mjs, woken once; returns once that first run's process is running. */
+async function busyAgent() {
+  h = await startHarness();
+  const { agentId, started } = await sleepingAgent(800);
+  const first = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first' })).body.wakeup;
+  const run = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'the first run to be running');
+  return { agentId, first, run };
+}
+
+const createTask = (workspaceId: string, agentId: string, title: string) =>
+  api.createTask({ workspace_id: workspaceId, title, assignee_agent_instance_id: agentId });
 
 /** Enqueues directly through the service, in one transaction, as internal callers do. */
 function enqueue(request: EnqueueRequest) {
@@ -67,7 +65,6 @@ function maxOverlap(intervals: { start: number; end: number }[]): number {
 }
 
 const ms = (iso: string) => new Date(iso).getTime();
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 describe('wakeup queue (spec scenarios)', () => {
   it('GIVEN a task is assigned to a worker WHEN the assignment is saved THEN a task_assigned wakeup is queued, claimed and run', async () => {
@@ -88,11 +85,7 @@ describe('wakeup queue (spec scenarios)', () => {
 
   it('GIVEN a worker at capacity WHEN a comment wakeup arrives THEN it stays queued until the running session ends', async () => {
     h = await startHarness();
-    const started = join(h.dir, 'started');
-    const { workspaceId, agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '1200', FIXTURE_STARTED_DIR: started }),
-      cooldown_sec: 0,
-    });
+    const { workspaceId, agentId, started } = await sleepingAgent(1200, { cooldown_sec: 0 });
     const task = await createTask(workspaceId, agentId, 'Ship the release');
     const first = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'the first run to be running');
 
@@ -100,19 +93,16 @@ describe('wakeup queue (spec scenarios)', () => {
     const comment = await h.api('POST', `/api/office/tasks/${task.id}/comments`, { body: commentBody, author_type: 'user', author_id: 'u-alice' });
     expect(comment.status).toBe(201);
 
-    const queued = await h.waitFor(async () => (await wakeupsOf(agentId, 'source=comment'))[0], 'the comment wakeup');
+    const queued = await h.waitFor(async () => (await wakeupsOf(agentId, { source: 'comment' }))[0], 'the comment wakeup');
     expect(queued).toMatchObject({ status: 'queued', run_id: null, claimed_at: null });
     expect(queued.payload).toEqual({ task_id: task.id, comment_id: comment.body.id });
     expect(queued.explain).toMatch(/capacity/);
     // Observed while the first session still runs: it was not merged into it and not claimed.
     expect((await h.api('GET', `/api/office/runs/${first.id}`)).body.status).toBe('running');
-    expect((await agentBody(agentId)).actor).toMatchObject({ state: 'active.atCapacity', running: 1, queued: 1 });
+    expect((await getAgent(agentId)).actor).toMatchObject({ state: 'active.atCapacity', running: 1, queued: 1 });
     expect(existsSync(join(started, `${first.id}.done`))).toBe(false);
 
-    const done = await h.waitFor(async () => {
-      const w = await wakeup(queued.id);
-      return w.status === 'finished' ? w : null;
-    }, 'the comment wakeup to finish');
+    const done = await waitForWakeupStatus(queued.id, 'finished', 'the comment wakeup to finish');
     const firstRun = (await h.api('GET', `/api/office/runs/${first.id}`)).body;
     expect(firstRun.status).toBe('succeeded');
     const commentRun = (await h.api('GET', `/api/office/runs/${done.run_id}`)).body;
@@ -136,44 +126,29 @@ describe('wakeup queue (spec scenarios)', () => {
       const woke = await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'look at this' });
       expect(woke.status).toBe(202);
       const id = woke.body.wakeup.id;
-      const ended = await h.waitFor(async () => {
-        const w = await wakeup(id);
-        return TERMINAL.has(w.status) ? w : null;
-      }, 'the wakeup to end');
+      const ended = await waitForWakeupEnd(id, 'the wakeup to end');
       expect(ended).toMatchObject({ status: 'finished', run_id: null, retry_count: 0, scheduled_retry_at: null, skip_reason: `agent_${status}` });
       expect(ended.explain).toContain(status);
       expect(ended.activity.map((a: any) => a.code)).toContain('wakeup_agent_unavailable');
 
       // Not retried: nothing runs later either.
       await sleep(500);
-      expect(await wakeup(id)).toMatchObject({ status: 'finished', retry_count: 0, run_id: null });
+      expect(await getWakeup(id)).toMatchObject({ status: 'finished', retry_count: 0, run_id: null });
       expect(await runsOf(agentId)).toEqual([]);
       expect(await wakeupsOf(agentId)).toHaveLength(1);
     });
   }
 
   it('GIVEN a busy agent with a queued wakeup WHEN it is paused THEN the queued wakeup ends finished with no run and the running session completes', async () => {
-    h = await startHarness();
-    const started = join(h.dir, 'started');
-    const { agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '800', FIXTURE_STARTED_DIR: started }),
-    });
-    const first = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first' })).body.wakeup;
-    const run = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'the first run to be running');
+    const { agentId, first, run } = await busyAgent();
     const second = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'second' })).body.wakeup;
-    expect((await wakeup(second.id)).status).toBe('queued');
+    expect((await getWakeup(second.id)).status).toBe('queued');
 
     expect((await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' })).status).toBe(200);
-    const ended = await h.waitFor(async () => {
-      const w = await wakeup(second.id);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the queued wakeup to end');
+    const ended = await waitForWakeupEnd(second.id, 'the queued wakeup to end');
     expect(ended).toMatchObject({ status: 'finished', run_id: null, skip_reason: 'agent_paused' });
 
-    const firstDone = await h.waitFor(async () => {
-      const w = await wakeup(first.id);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the running wakeup to end');
+    const firstDone = await waitForWakeupEnd(first.id, 'the running wakeup to end');
     expect(firstDone).toMatchObject({ status: 'finished', run_id: run.id });
     const runs = await runsOf(agentId);
     expect(runs).toHaveLength(1);
@@ -182,16 +157,11 @@ describe('wakeup queue (spec scenarios)', () => {
 
   it('GIVEN a backend restart WHEN the scheduler starts THEN queued wakeups are processed and none is lost', async () => {
     h = await startHarness();
-    const started = join(h.dir, 'started');
-    const { workspaceId, agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '400', FIXTURE_STARTED_DIR: started }),
-      max_concurrent_sessions: 1,
-      cooldown_sec: 0,
-    });
+    const { workspaceId, agentId, started } = await sleepingAgent(400, { max_concurrent_sessions: 1, cooldown_sec: 0 });
     const tasks = [];
     for (let i = 1; i <= 5; i++) tasks.push(await createTask(workspaceId, agentId, `Task ${i}`));
     await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'a run to be running');
-    const queuedBefore = await wakeupsOf(agentId, 'status=queued');
+    const queuedBefore = await wakeupsOf(agentId, { status: 'queued' });
     // The scenario needs wakeups that exist only as rows when the process stops.
     expect(queuedBefore.length).toBeGreaterThanOrEqual(3);
 
@@ -219,12 +189,7 @@ describe('wakeup queue (spec scenarios)', () => {
 
   it('GIVEN a graceful stop WHEN several sessions end during the grace period THEN each is succeeded, none interrupted or run again', async () => {
     h = await startHarness({ OFFICE_SHUTDOWN_GRACE_MS: '5000' });
-    const started = join(h.dir, 'started');
-    const { workspaceId, agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '600', FIXTURE_STARTED_DIR: started }),
-      max_concurrent_sessions: 4,
-      cooldown_sec: 0,
-    });
+    const { workspaceId, agentId, started } = await sleepingAgent(600, { max_concurrent_sessions: 4, cooldown_sec: 0 });
     for (let i = 1; i <= 4; i++) await createTask(workspaceId, agentId, `Task ${i}`);
     await h.waitFor(async () => (await runsOf(agentId)).filter((r) => existsSync(join(started, `${r.id}.started`))).length === 4, 'four runs to be running');
 
@@ -237,11 +202,7 @@ describe('wakeup queue (spec scenarios)', () => {
 
   it('GIVEN a shutdown that cannot wait for the running session WHEN the scheduler starts again THEN the interrupted wakeup is retried and none is lost', async () => {
     h = await startHarness({ OFFICE_SHUTDOWN_GRACE_MS: '0' });
-    const started = join(h.dir, 'started');
-    const { workspaceId, agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '1500', FIXTURE_STARTED_DIR: started }),
-      cooldown_sec: 0,
-    });
+    const { workspaceId, agentId, started } = await sleepingAgent(1500, { cooldown_sec: 0 });
     for (let i = 1; i <= 3; i++) await createTask(workspaceId, agentId, `Task ${i}`);
     const cut = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'a run to be running');
 
@@ -266,7 +227,7 @@ describe('wakeup queue (spec scenarios)', () => {
     for (const w of all) {
       expect(runs.filter((r) => r.wakeup_id === w.id && r.status === 'succeeded')).toHaveLength(1);
     }
-    expect((await wakeup(cut.wakeup_id)).retry_count).toBe(1);
+    expect((await getWakeup(cut.wakeup_id)).retry_count).toBe(1);
   });
 
   it('two routine wakeups inside the coalescing window are coalesced (always_enqueue: the wakeup layer merges them)', async () => {
@@ -294,10 +255,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(first).toMatchObject({ source: 'routine', coalesced_count: 2 });
     expect(second).toMatchObject({ source: 'routine', status: 'coalesced', coalesced_into_id: first.id, run_id: null });
 
-    const done = await h.waitFor(async () => {
-      const w = await wakeup(first.id);
-      return w.status === 'finished' ? w : null;
-    }, 'the first wakeup to finish');
+    const done = await waitForWakeupStatus(first.id, 'finished', 'the first wakeup to finish');
     expect(done.coalesced_count).toBe(2);
     await sleep(300);
     const runs = await runsOf(agentId);
@@ -305,7 +263,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(runs[0]).toMatchObject({ status: 'succeeded', wakeup_id: first.id, task_id: null });
     expect(runs[0].context_snapshot.wakes).toHaveLength(2);
     expect(runs[0].context_snapshot.wakes.map((w: any) => w.wakeup_id)).toEqual([first.id, second.id]);
-    expect((await wakeup(second.id)).status).toBe('coalesced');
+    expect((await getWakeup(second.id)).status).toBe('coalesced');
   });
 
   it('two routine fires with the default coalesce_if_active policy: the second routine run is coalesced into the first, one run', async () => {
@@ -322,10 +280,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(rr1.status).toBe('dispatched');
     expect(rr2).toMatchObject({ status: 'coalesced', coalesced_into_run_id: rr1.id });
 
-    const done = await h.waitFor(async () => {
-      const w = await wakeup(rr1.linked_wakeup_id);
-      return w.status === 'finished' ? w : null;
-    }, 'the wakeup to finish');
+    const done = await waitForWakeupStatus(rr1.linked_wakeup_id, 'finished', 'the wakeup to finish');
     expect(done.coalesced_count).toBe(2);
     const runs = await runsOf(agentId);
     expect(runs).toHaveLength(1);
@@ -355,7 +310,7 @@ describe('wakeup queue (spec scenarios)', () => {
       const rs = await runsOf(agentId);
       return rs.length === 5 && rs.every((r) => r.status === 'succeeded') ? rs : null;
     }, 'five succeeded runs');
-    expect(await wakeupsOf(agentId, 'status=finished')).toHaveLength(5);
+    expect(await wakeupsOf(agentId, { status: 'finished' })).toHaveLength(5);
 
     // The scheduler's view: run rows span claim to finish, so they contain each process's lifetime.
     const fromRows = runs.map((r) => ({ start: ms(r.started_at), end: ms(r.finished_at) }));
@@ -382,7 +337,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(again.wakeup.id).toBe(first.wakeup.id);
 
     // Still a duplicate after the first one has run: the window, not the status, decides.
-    await h.waitFor(async () => (await wakeup(first.wakeup.id)).status === 'finished', 'the first wakeup to finish');
+    await h.waitFor(async () => (await getWakeup(first.wakeup.id)).status === 'finished', 'the first wakeup to finish');
     const later = await enqueue(request);
     expect(later).toMatchObject({ kind: 'duplicate', wakeup: { id: first.wakeup.id } });
 
@@ -403,7 +358,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(first.kind).toBe('queued');
     expect(dup).toMatchObject({ kind: 'duplicate', wakeup: { id: first.wakeup.id } });
 
-    await h.waitFor(async () => (await wakeup(first.wakeup.id)).status === 'finished', 'the first wakeup to finish');
+    await h.waitFor(async () => (await getWakeup(first.wakeup.id)).status === 'finished', 'the first wakeup to finish');
     const wait = first.wakeup.requested_at + 450 - Date.now();
     if (wait > 0) await sleep(wait);
     const fresh = await enqueue(request);
@@ -425,10 +380,7 @@ describe('wakeup queue (spec scenarios)', () => {
       executor: fixtureAgent('flaky.mjs', { FIXTURE_COUNTER_FILE: join(h.dir, 'counter'), FIXTURE_FAIL_TIMES: '1', FIXTURE_RECORD_DIR: record }),
     });
     const first = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first look' })).body.wakeup;
-    const waiting = await h.waitFor(async () => {
-      const w = await wakeup(first.id);
-      return w.status === 'scheduled_retry' ? w : null;
-    }, 'the wakeup to wait for its retry');
+    const waiting = await waitForWakeupStatus(first.id, 'scheduled_retry', 'the wakeup to wait for its retry');
     expect(waiting.retry_count).toBe(1);
     expect(waiting.run_id).not.toBeNull();
     const failedRunId = waiting.run_id;
@@ -437,17 +389,14 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(merged.status).toBe(202);
     expect(merged.body.outcome).toBe('merged_into_run');
     expect(merged.body.wakeup).toMatchObject({ status: 'coalesced', run_id: failedRunId, coalesced_into_id: first.id });
-    const stored = await wakeup(merged.body.wakeup.id);
+    const stored = await getWakeup(merged.body.wakeup.id);
     expect(stored).toMatchObject({ status: 'coalesced', run_id: failedRunId, coalesced_into_id: first.id });
-    const target = await wakeup(first.id);
+    const target = await getWakeup(first.id);
     expect(target.status).toBe('scheduled_retry');
     expect(target.coalesced_count).toBe(2);
     expect(target.context_snapshot.wakes.map((w: any) => w.wakeup_id)).toEqual([first.id, stored.id]);
 
-    const done = await h.waitFor(async () => {
-      const w = await wakeup(first.id);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the retried wakeup to end');
+    const done = await waitForWakeupEnd(first.id, 'the retried wakeup to end');
     expect(done).toMatchObject({ status: 'finished', retry_count: 1, coalesced_count: 2 });
     const runs = await runsOf(agentId);
     expect(runs).toHaveLength(2);
@@ -459,28 +408,19 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(retryRun.assembled_prompt).toContain('OPS-7731');
     // What the agent process actually received on stdin.
     expect(JSON.parse(readFileSync(join(record, `${retryRun.id}.json`), 'utf8')).prompt).toContain('OPS-7731');
-    expect((await wakeup(stored.id)).status).toBe('coalesced');
+    expect((await getWakeup(stored.id)).status).toBe('coalesced');
   });
 
   it('claim-time merge: a request while a run is RUNNING is not merged (it stays queued and gets its own run)', async () => {
-    h = await startHarness();
-    const started = join(h.dir, 'started');
-    const { agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '800', FIXTURE_STARTED_DIR: started }),
-    });
-    const first = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first' })).body.wakeup;
-    const running = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'the first run to be running');
+    const { agentId, first, run: running } = await busyAgent();
 
     const second = await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'second', context: { note: 'late news' } });
     expect(second.status).toBe(202);
     expect(second.body.outcome).toBe('queued');
     expect(second.body.wakeup).toMatchObject({ status: 'queued', run_id: null });
-    expect((await wakeup(first.id)).coalesced_count).toBe(1);
+    expect((await getWakeup(first.id)).coalesced_count).toBe(1);
 
-    const ended = await h.waitFor(async () => {
-      const w = await wakeup(second.body.wakeup.id);
-      return TERMINAL.has(w.status) ? w : null;
-    }, 'the second wakeup to end');
+    const ended = await waitForWakeupEnd(second.body.wakeup.id, 'the second wakeup to end');
     expect(ended.status).toBe('finished');
     const runs = await runsOf(agentId);
     expect(runs).toHaveLength(2);
@@ -526,22 +466,18 @@ describe('wakeup queue (spec scenarios)', () => {
 
   it('the agent body includes the live actor: state, queued, running, cooldown_until', async () => {
     h = await startHarness();
-    const started = join(h.dir, 'started');
-    const { agentId } = await seedAgent(h, {
-      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '600', FIXTURE_STARTED_DIR: started }),
-      cooldown_sec: 60,
-    });
-    expect((await agentBody(agentId)).actor).toMatchObject({ state: 'active.idle', queued: 0, running: 0, cooldown_until: null });
+    const { agentId, started } = await sleepingAgent(600, { cooldown_sec: 60 });
+    expect((await getAgent(agentId)).actor).toMatchObject({ state: 'active.idle', queued: 0, running: 0, cooldown_until: null });
 
     await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'first' });
     const run = await h.waitFor(async () => startedRun(started, await runsOf(agentId)), 'the first run to be running');
     const second = (await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'second' })).body.wakeup;
-    const busy = await agentBody(agentId);
+    const busy = await getAgent(agentId);
     expect(busy.status).toBe('working');
     expect(busy.actor).toMatchObject({ state: 'active.atCapacity', queued: 1, running: 1, cooldown_until: null });
 
     const cooling = await h.waitFor(async () => {
-      const a = await agentBody(agentId);
+      const a = await getAgent(agentId);
       return a.actor.state === 'active.coolingDown' ? a : null;
     }, 'the cooldown');
     expect(cooling.actor).toMatchObject({ queued: 1, running: 0 });
@@ -549,7 +485,7 @@ describe('wakeup queue (spec scenarios)', () => {
     const until = ms(cooling.actor.cooldown_until);
     expect(until).toBeGreaterThanOrEqual(finishedAt + 60_000);
     expect(until).toBeLessThan(finishedAt + 62_000);
-    const waiting = await wakeup(second.id);
+    const waiting = await getWakeup(second.id);
     expect(waiting.status).toBe('queued');
     expect(waiting.explain).toMatch(/cooling down/);
   });
