@@ -101,7 +101,7 @@ export class SqliteStore implements Store {
       this.pending.push({ kind, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
-        queueMicrotask(() => void this.drain().catch((error) => this.options.onFatal?.(error)));
+        setImmediate(() => void this.drain().catch((error) => this.options.onFatal?.(error)));
       }
     });
   }
@@ -137,8 +137,16 @@ export class SqliteStore implements Store {
       this.sql.exec('BEGIN IMMEDIATE');
       while (this.pending.length > 0 && outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) {
         current = this.pending.shift()!;
-        outcomes.push(await this.runUnit(current));
+        // The first unit needs no savepoint: if it fails, the whole (so far empty) batch rolls back.
+        const first = outcomes.length === 0;
+        const outcome = await this.runUnit(current, !first);
         current = undefined;
+        if (first && !outcome.ok) {
+          this.sql.exec('ROLLBACK');
+          this.settle(outcome);
+          return;
+        }
+        outcomes.push(outcome);
       }
       this.sql.exec('COMMIT');
     } catch (error) {
@@ -150,7 +158,7 @@ export class SqliteStore implements Store {
     for (const outcome of outcomes) this.settle(outcome);
   }
 
-  private async runUnit(unit: Unit): Promise<UnitOutcome> {
+  private async runUnit(unit: Unit, savepoint: boolean): Promise<UnitOutcome> {
     const events: DomainEvent[] = [];
     const callbacks: (() => void)[] = [];
     if (unit.kind === 'read') {
@@ -160,14 +168,16 @@ export class SqliteStore implements Store {
         return { unit, ok: false, error, events, callbacks };
       }
     }
-    this.sql.exec('SAVEPOINT unit');
+    if (savepoint) this.sql.exec('SAVEPOINT unit');
     try {
       const value = await unit.work(this.writableTx(events, callbacks));
-      this.sql.exec('RELEASE unit');
+      if (savepoint) this.sql.exec('RELEASE unit');
       return { unit, ok: true, value, events, callbacks };
     } catch (error) {
-      this.sql.exec('ROLLBACK TO unit');
-      this.sql.exec('RELEASE unit');
+      if (savepoint) {
+        this.sql.exec('ROLLBACK TO unit');
+        this.sql.exec('RELEASE unit');
+      }
       return { unit, ok: false, error, events: [], callbacks: [] };
     }
   }
