@@ -1,18 +1,52 @@
-/** `npm run bench`: measures every figure in one run on this machine and prints a table. */
+/**
+ * `npm run bench`: measures every figure in one run on this machine and prints one table.
+ * `npm run bench -- P4 P5` runs only those. P4 and P5 run in their own processes, so that RSS and
+ * CPU are theirs alone. BENCH_IDLE_SEC shortens P5's idle window (default 60 s).
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { p1EnqueueRatio, p2Throughput, p3Latency } from './p123.js';
 import { printTable, type Figure } from './support.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Runs bench/p45.ts in a fresh node process; its last stdout line is the figures. */
+function isolated(which: 'P4' | 'P5'): () => Promise<Figure[]> {
+  return () => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/p45.ts', which], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.once('exit', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      try {
+        if (code !== 0) throw new Error(`exited with ${code}`);
+        resolve(JSON.parse(last) as Figure[]);
+      } catch (error) {
+        reject(new Error(`${which} failed: ${(error as Error).message}\n${stdout}`));
+      }
+    });
+  });
+}
 
 const only = process.argv.slice(2);
 const suites: Record<string, () => Promise<Figure[]>> = {
   P1: p1EnqueueRatio,
   P2: p2Throughput,
   P3: p3Latency,
+  P4: isolated('P4'),
+  P5: isolated('P5'),
 };
 
+const started = Date.now();
 const figures: Figure[] = [];
 for (const [id, suite] of Object.entries(suites)) {
   if (only.length && !only.includes(id)) continue;
   process.stderr.write(`running ${id}...\n`);
-  figures.push(...(await suite()));
+  try {
+    figures.push(...(await suite()));
+  } catch (error) {
+    figures.push({ id, name: 'failed to run', value: NaN, unit: '', goal: '', ok: false, note: (error as Error).message.split('\n')[0]!.slice(0, 120) });
+  }
 }
 printTable(figures);
+console.log(`\n${figures.filter((f) => f.goal && f.ok).length}/${figures.filter((f) => f.goal).length} goals met; ${((Date.now() - started) / 1000).toFixed(0)} s on ${(await import('node:os')).cpus().length} CPU(s), node ${process.version}`);

@@ -55,7 +55,15 @@ export class Supervisor implements WakeupNotifier {
   private flushing: Promise<void> | null = null;
   private stopped = false;
 
-  constructor(private readonly deps: SupervisorDeps) {}
+  /** One provided machine for every actor: a machine per agent costs time and memory at 10,000 agents. */
+  private readonly machine: AgentMachine;
+
+  constructor(private readonly deps: SupervisorDeps) {
+    this.machine = agentMachine.provide({
+      actions: { dispatch: ({ context }, params) => this.dispatch(context.agentId, params.wakeupId) },
+      actors: { sleepUntil: sleepUntil(deps.clock) },
+    });
+  }
 
   get size(): number {
     return this.actors.size;
@@ -126,10 +134,7 @@ export class Supervisor implements WakeupNotifier {
   }
 
   private start(agent: Agent, snapshot: unknown): void {
-    const machine = agentMachine.provide({
-      actions: { dispatch: (_, params) => this.dispatch(agent.id, params.wakeupId) },
-      actors: { sleepUntil: sleepUntil(this.deps.clock) },
-    });
+    const machine = this.machine;
     const input = { agentId: agent.id, settings: settingsOf(agent), now: this.deps.clock.now() };
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<AgentMachine>;

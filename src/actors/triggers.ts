@@ -57,7 +57,18 @@ export class TriggerSupervisor implements RoutineChangeListener {
   private readonly dirty = new Set<string>();
   private flushScheduled = false;
 
-  constructor(private readonly deps: TriggerSupervisorDeps) {}
+  private readonly openingFires: (() => void)[] = [];
+  /** One provided machine for every trigger actor (the actor's input says which trigger). */
+  private readonly machine: TriggerMachine;
+
+  constructor(private readonly deps: TriggerSupervisorDeps) {
+    this.machine = triggerMachine.provide({
+      actors: {
+        sleepUntil: sleepUntil(deps.clock),
+        fireDue: fromPromise<FireDueOutput, FireDueInput>(({ input }) => this.fireDue(input)),
+      },
+    });
+  }
 
   get size(): number {
     return this.actors.size;
@@ -117,12 +128,7 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   private start(trigger: RoutineTrigger, routine: Routine, snapshot: unknown): void {
-    const machine = triggerMachine.provide({
-      actors: {
-        sleepUntil: sleepUntil(this.deps.clock),
-        fireDue: fromPromise<FireDueOutput, FireDueInput>(({ input }) => this.fireDue(input)),
-      },
-    });
+    const machine = this.machine;
     const input = { triggerId: trigger.id, nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) };
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<TriggerMachine>;
@@ -157,8 +163,20 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   /** Claims the due tick and fires it (and any catch-up ticks) in one transaction. Never rejects. */
+  /**
+   * Fires that fall due together (each trigger's timer is its own callback) open their transactions
+   * together, a moment later, so the store commits them as a group rather than one commit per fire.
+   */
+  private whenFiresOpen(): Promise<void> {
+    return new Promise((resolve) => {
+      this.openingFires.push(resolve);
+      if (this.openingFires.length === 1) setImmediate(() => { for (const open of this.openingFires.splice(0)) open(); });
+    });
+  }
+
   private async fireDue(input: FireDueInput): Promise<FireDueOutput> {
     try {
+      await this.whenFiresOpen();
       const result = await this.deps.store.transaction((tx) => this.fireDueIn(tx, input));
       if (result.routineId) this.deps.onFired?.(result.routineId);
       return { nextRunAt: result.nextRunAt, notBefore: null, failed: false };

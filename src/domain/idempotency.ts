@@ -32,9 +32,13 @@ export function parseCronKey(key: string): { routineId: string; triggerId: strin
 
 export const commentKey = (commentId: string) => `${KEY_PREFIX.comment}:${commentId}`;
 
-/** The assignment's own timestamp makes an event replay land on the same key. */
-export const taskAssignedKey = (taskId: string, assignedAtMs: number) =>
-  `${KEY_PREFIX.taskAssigned}:${taskId}:${assignedAtMs}`;
+/**
+ * The spec's `task_assigned:<task_id>:<timestamp>`, plus the event id: two assignments of one task
+ * in the same millisecond (created for A, reassigned to B) must not share a key, and the event id
+ * is as stable across an outbox replay as the timestamp.
+ */
+export const taskAssignedKey = (taskId: string, assignedAtMs: number, eventId: number) =>
+  `${KEY_PREFIX.taskAssigned}:${taskId}:${assignedAtMs}:${eventId}`;
 
 export const blockersResolvedKey = (taskId: string, resolvedByTaskId: string) =>
   `${KEY_PREFIX.blockersResolved}:${taskId}:${resolvedByTaskId}`;

@@ -22,6 +22,8 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
     logController: new LogController({ disableRequestLogging: true }),
     // Router-level refusals (a malformed URL, a path parameter over the length limit) get the same envelope.
     frameworkErrors: handleError,
+    // Ids may be up to 200 characters (schemas.ts); the router's default of 100 would answer 414.
+    routerOptions: { maxParamLength: 256 },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

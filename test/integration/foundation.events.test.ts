@@ -199,7 +199,7 @@ describe('an event left in the outbox by a crash is replayed at boot', () => {
       const list = await taskAssignedWakeups(agentId, taskId);
       return list.length > 0 ? list : null;
     }, 'the replayed task_assigned wakeup');
-    expect(wakeup.idempotency_key).toBe(`task_assigned:${taskId}:${assignedAt}`);
+    expect(wakeup.idempotency_key).toBe(`task_assigned:${taskId}:${assignedAt}:${outboxRow[0]!.id}`);
     const db = reader(h.dbPath);
     await h.waitFor(() => count(db, 'event_outbox') === 0, 'the replayed event to be acknowledged');
     await h.waitFor(async () => {

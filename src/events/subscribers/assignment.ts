@@ -13,7 +13,7 @@ export function onTaskAssigned(deps: SubscriberDeps) {
         source: 'task_assigned',
         reason: event.payload.previous_agent_id ? 'task reassigned' : 'task assigned',
         payload: { task_id: event.payload.task_id },
-        idempotency_key: taskAssignedKey(event.payload.task_id, event.at),
+        idempotency_key: taskAssignedKey(event.payload.task_id, event.at, event.id),
       }, deps.clock.now()),
     );
   };

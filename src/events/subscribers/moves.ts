@@ -32,7 +32,7 @@ async function wakesForAssignee(deps: SubscriberDeps, tx: Tx, task: Task, event:
   const assignee = task.assignee_agent_instance_id;
   if (!assignee || event.payload.to !== 'IN_PROGRESS') return [];
   if (event.payload.from !== 'IN_REVIEW') {
-    return [{ agent_id: assignee, source: 'task_assigned', reason: 'moved to In Progress', payload: { task_id: task.id }, idempotency_key: taskAssignedKey(task.id, event.at) }];
+    return [{ agent_id: assignee, source: 'task_assigned', reason: 'moved to In Progress', payload: { task_id: task.id }, idempotency_key: taskAssignedKey(task.id, event.at, event.id) }];
   }
   const note = event.payload.note ?? 'Sent back from review.';
   // Named by the event, so a replayed event finds the same comment and the same idempotency key.

@@ -101,7 +101,7 @@ export class SqliteStore implements Store {
       this.pending.push({ kind, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
-        setImmediate(() => void this.drain().catch((error) => this.options.onFatal?.(error)));
+        queueMicrotask(() => void this.drain().catch((error) => this.options.onFatal?.(error)));
       }
     });
   }
