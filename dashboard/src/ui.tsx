@@ -79,3 +79,25 @@ export function Field(props: { label: string; error?: string | undefined; hint?:
 export function Empty(props: { children: ReactNode }) {
   return <p className="empty">{props.children}</p>;
 }
+
+/** One filter drop-down of a list page: "any" first, then the options; choosing one updates the URL. */
+export function FilterSelect(props: {
+  label: string;
+  name: string;
+  value: string;
+  any: string;
+  options: readonly (string | { value: string; label: string })[] | undefined;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>{props.label}
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        <option value="">{props.any}</option>
+        {props.options?.map((option) => {
+          const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
+          return <option key={value} value={value}>{label}</option>;
+        })}
+      </select>
+    </label>
+  );
+}

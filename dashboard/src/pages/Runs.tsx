@@ -4,7 +4,7 @@ import { elapsed, formatTime, shortId } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Run } from '../types';
-import { Empty, ErrorBox, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
+import { Empty, ErrorBox, FilterSelect, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 export function RunsPage() {
@@ -22,18 +22,9 @@ export function RunsPage() {
     <section>
       <header className="page-head"><h1>Runs</h1></header>
       <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
-        <label>Agent
-          <select name="agent_id" value={filters.agent_id} onChange={(e) => setFilter('agent_id', e.target.value)}>
-            <option value="">All agents</option>
-            {agents.data?.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-          </select>
-        </label>
-        <label>Status
-          <select name="status" value={filters.status} onChange={(e) => setFilter('status', e.target.value)}>
-            <option value="">Any status</option>
-            {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
+        <FilterSelect label="Agent" name="agent_id" value={filters.agent_id} any="All agents"
+          options={agents.data?.map((a) => ({ value: a.id, label: a.name }))} onChange={(v) => setFilter('agent_id', v)} />
+        <FilterSelect label="Status" name="status" value={filters.status} any="Any status" options={RUN_STATUSES} onChange={(v) => setFilter('status', v)} />
       </form>
       <ErrorBox error={runs.error} />
       {runs.data === undefined ? <Loading what="runs" /> : rows.length === 0 ? <Empty>No runs yet.</Empty> : (

@@ -4,7 +4,7 @@ import { WAKEUP_BADGE_LABELS, wakeupBadges } from '../format';
 import { query, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, Loading, Time } from '../ui';
+import { Badge, Empty, ErrorBox, FilterSelect, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 /** The filters live in the URL, so a filtered list can be linked to. */
@@ -33,30 +33,11 @@ export function WakeupsPage() {
     <section>
       <header className="page-head"><h1>Wakeups</h1></header>
       <form className="filters" aria-label="Filter wakeups" onSubmit={(e) => e.preventDefault()}>
-        <label>Agent
-          <select name="agent_id" value={filters.agent_id} onChange={(e) => setFilter('agent_id', e.target.value)}>
-            <option value="">All agents</option>
-            {agents.data?.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-          </select>
-        </label>
-        <label>Status
-          <select name="status" value={filters.status} onChange={(e) => setFilter('status', e.target.value)}>
-            <option value="">Any status</option>
-            {WAKEUP_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
-        <label>Source
-          <select name="source" value={filters.source} onChange={(e) => setFilter('source', e.target.value)}>
-            <option value="">Any source</option>
-            {WAKEUP_SOURCES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
-        <label>Badge
-          <select name="badge" value={filters.badge} onChange={(e) => setFilter('badge', e.target.value)}>
-            <option value="">Any badge</option>
-            {WAKEUP_BADGE_LABELS.map((label) => <option key={label} value={label}>{label}</option>)}
-          </select>
-        </label>
+        <FilterSelect label="Agent" name="agent_id" value={filters.agent_id} any="All agents"
+          options={agents.data?.map((a) => ({ value: a.id, label: a.name }))} onChange={(v) => setFilter('agent_id', v)} />
+        <FilterSelect label="Status" name="status" value={filters.status} any="Any status" options={WAKEUP_STATUSES} onChange={(v) => setFilter('status', v)} />
+        <FilterSelect label="Source" name="source" value={filters.source} any="Any source" options={WAKEUP_SOURCES} onChange={(v) => setFilter('source', v)} />
+        <FilterSelect label="Badge" name="badge" value={filters.badge} any="Any badge" options={WAKEUP_BADGE_LABELS} onChange={(v) => setFilter('badge', v)} />
         {filters.id && <button type="button" onClick={() => setFilter('id', '')}>Showing {filters.id}: show all</button>}
       </form>
       <ErrorBox error={wakeups.error} />
