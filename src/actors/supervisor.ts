@@ -11,6 +11,7 @@ import { sleepUntil, type Clock } from '../machines/clock.js';
 import type { Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from './pipeline.js';
+import { SnapshotWriter } from './snapshotWriter.js';
 
 const SNAPSHOT_KIND = 'agent';
 /** After a pipeline error the wakeup is offered again after a pause that doubles, up to an hour. */
@@ -50,15 +51,15 @@ export function cooldownFromRows(agent: Agent, now: number): number | null {
 
 export class Supervisor implements WakeupNotifier {
   private readonly actors = new Map<string, Actor<AgentMachine>>();
-  private readonly dirty = new Set<string>();
+  private readonly snapshots: SnapshotWriter;
   private readonly pipelineErrors = new Map<string, number>();
-  private flushing: Promise<void> | null = null;
   private stopped = false;
 
   /** One provided machine for every actor: a machine per agent costs time and memory at 10,000 agents. */
   private readonly machine: AgentMachine;
 
   constructor(private readonly deps: SupervisorDeps) {
+    this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot());
     this.machine = agentMachine.provide({
       actions: { dispatch: ({ context }, params) => this.dispatch(context.agentId, params.wakeupId) },
       actors: { sleepUntil: sleepUntil(deps.clock) },
@@ -127,10 +128,8 @@ export class Supervisor implements WakeupNotifier {
   }
 
   /** Waits for pending snapshot writes (tests and shutdown). */
-  async flush(): Promise<void> {
-    while (this.flushing || this.dirty.size > 0) {
-      await (this.flushing ?? this.flushNow());
-    }
+  flush(): Promise<void> {
+    return this.snapshots.flush();
   }
 
   private start(agent: Agent, snapshot: unknown): void {
@@ -146,7 +145,7 @@ export class Supervisor implements WakeupNotifier {
       actor = createActor(machine, options);
     }
     actor.subscribe((state) => {
-      this.markDirty(agent.id);
+      this.snapshots.markDirty(agent.id);
       this.deps.onActorChange?.(agent.id, describeAgentActor(state));
     });
     this.actors.set(agent.id, actor);
@@ -187,27 +186,6 @@ export class Supervisor implements WakeupNotifier {
     this.actors.get(agentId)?.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, at: this.deps.clock.now() });
   }
 
-  private markDirty(agentId: string): void {
-    this.dirty.add(agentId);
-    if (!this.flushing) this.flushing = new Promise((resolve) => setImmediate(resolve)).then(() => this.flushNow());
-  }
-
-  private async flushNow(): Promise<void> {
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    const entries = ids.flatMap((id) => {
-      const actor = this.actors.get(id);
-      return actor ? [{ actor_id: id, kind: SNAPSHOT_KIND, snapshot: actor.getPersistedSnapshot() }] : [];
-    });
-    try {
-      if (entries.length > 0) await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));
-    } catch (error) {
-      // Snapshots are a cache over the rows; losing one costs only a slower reconcile.
-      this.deps.log.warn({ err: error }, 'could not store actor snapshots');
-    } finally {
-      this.flushing = null;
-    }
-  }
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

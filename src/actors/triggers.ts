@@ -10,6 +10,7 @@ import type { Routine, RoutineTrigger } from '../domain/routines.js';
 import { sleepUntil, type Clock } from '../machines/clock.js';
 import { triggerMachine, type FireDueInput, type FireDueOutput, type TriggerMachine } from '../machines/trigger.js';
 import type { Store, Tx } from '../persistence/store.js';
+import { SnapshotWriter } from './snapshotWriter.js';
 import { jitterMsOf, type RoutineChangeListener, type RoutineService } from '../services/routines.js';
 
 const SNAPSHOT_KIND = 'trigger';
@@ -54,14 +55,14 @@ export function planTicks(routine: Pick<Routine, 'catch_up_policy' | 'catch_up_m
 export class TriggerSupervisor implements RoutineChangeListener {
   private readonly actors = new Map<string, Actor<TriggerMachine>>();
   private readonly routineIds = new Map<string, string>();
-  private readonly dirty = new Set<string>();
-  private flushScheduled = false;
+  private readonly snapshots: SnapshotWriter;
 
   private readonly openingFires: (() => void)[] = [];
   /** One provided machine for every trigger actor (the actor's input says which trigger). */
   private readonly machine: TriggerMachine;
 
   constructor(private readonly deps: TriggerSupervisorDeps) {
+    this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot());
     this.machine = triggerMachine.provide({
       actors: {
         sleepUntil: sleepUntil(deps.clock),
@@ -112,19 +113,13 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   async stop(): Promise<void> {
+    await this.flush();
     for (const id of [...this.actors.keys()]) this.actors.get(id)!.stop();
     this.actors.clear();
-    await this.flush();
   }
 
-  async flush(): Promise<void> {
-    if (this.dirty.size === 0) return;
-    const entries = [...this.dirty].flatMap((id) => {
-      const actor = this.actors.get(id);
-      return actor ? [{ actor_id: id, kind: SNAPSHOT_KIND, snapshot: actor.getPersistedSnapshot() }] : [];
-    });
-    this.dirty.clear();
-    if (entries.length) await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));
+  flush(): Promise<void> {
+    return this.snapshots.flush();
   }
 
   private start(trigger: RoutineTrigger, routine: Routine, snapshot: unknown): void {
@@ -137,7 +132,7 @@ export class TriggerSupervisor implements RoutineChangeListener {
     } catch {
       actor = createActor(machine, options);
     }
-    actor.subscribe(() => this.markDirty(trigger.id));
+    actor.subscribe(() => this.snapshots.markDirty(trigger.id));
     this.actors.set(trigger.id, actor);
     this.routineIds.set(trigger.id, routine.id);
     actor.start();
@@ -150,16 +145,6 @@ export class TriggerSupervisor implements RoutineChangeListener {
     this.actors.delete(triggerId);
     this.routineIds.delete(triggerId);
     void this.deps.store.transaction((tx) => tx.snapshots.delete(triggerId)).catch(() => undefined);
-  }
-
-  private markDirty(triggerId: string): void {
-    this.dirty.add(triggerId);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush().catch((error) => this.deps.log.warn({ err: error }, 'could not store trigger snapshots'));
-    });
   }
 
   /** Claims the due tick and fires it (and any catch-up ticks) in one transaction. Never rejects. */
