@@ -15,13 +15,11 @@ export async function p1EnqueueRatio(): Promise<Figure[]> {
   // coalescing lookups, the insert, one transaction), not the dispatch that follows it.
   const bench = await benchScheduler({ OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, false);
   const { workspaceId, agentId } = await bench.seedDormantAgent();
-  const { store, services } = bench.scheduler;
   // Warm up statements and the JIT on both paths before measuring.
   await enqueueMany(bench, agentId, 500);
   const start = performance.now();
   await enqueueMany(bench, agentId, N);
   const enqueueRate = N / ((performance.now() - start) / 1000);
-  void services;
   await bench.scheduler.stop();
 
   const db = new Database(bench.dbPath);
@@ -40,7 +38,6 @@ export async function p1EnqueueRatio(): Promise<Figure[]> {
   for (let i = 0; i < N; i++) insertOne(i);
   const rawRate = N / ((performance.now() - rawStart) / 1000);
   db.close();
-  void store;
   rmSync(bench.dir, { recursive: true, force: true });
   return [
     { id: 'P1', name: 'enqueue rate / raw insert rate', value: enqueueRate / rawRate, unit: 'ratio', goal: '>= 0.5', ok: enqueueRate / rawRate >= 0.5,

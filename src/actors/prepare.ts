@@ -4,9 +4,9 @@
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
 import { createHash } from 'node:crypto';
-import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
+import { budgetVerdict, type BudgetStanding } from '../domain/budgets.js';
 import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
-import { dailyCapReached, nextUtcDay, startOfUtcDay } from '../domain/dailyCaps.js';
+import { nextUtcDay } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
 import { routineSummaryScope } from '../domain/summary.js';
@@ -15,6 +15,7 @@ import { isIdleSkippable } from '../domain/wakeupSources.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
+import { budgetStandings, dailyCapOf } from '../services/standing.js';
 import type { WakeContext } from '../services/wakeups.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -117,12 +118,6 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
 }
 
-async function dailyCapOf(tx: Tx, agent: Agent, now: number) {
-  if (agent.daily_run_cap === null && agent.daily_cost_cap_usd === null) return null;
-  const since = startOfUtcDay(now);
-  return dailyCapReached(agent, { runs: await tx.runs.countStartedSince(agent.id, since), costUsd: await tx.runs.costSince(agent.id, since) });
-}
-
 async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {
   const attempt = (await tx.runs.attemptsOf(wakeup.id)) + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
@@ -163,7 +158,6 @@ async function buildPromptFor(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
   const summary = !task && routineId ? (await tx.summaries.get(agent.id, routineSummaryScope(routineId)))?.content ?? null : null;
   const wakes = (wakeup.context_snapshot as WakeContext).wakes ?? [];
   const missed = wakes.map((w) => w.payload).find((p) => typeof p.missed_ticks === 'number' && p.missed_ticks > 0);
-  void ctx;
   return assemblePrompt({
     agentName: agent.name,
     source: wakeup.source,
@@ -190,17 +184,8 @@ async function resolveExecutorFor(tx: Tx, agent: Agent, task: Task | null) {
 }
 
 async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, task: Task | null, now: number) {
-  const scopes = [
-    { scope: 'workspace' as const, scope_id: agent.workspace_id },
-    ...(task?.project_id ? [{ scope: 'project' as const, scope_id: task.project_id }] : []),
-    { scope: 'agent' as const, scope_id: agent.id },
-  ];
-  const budgets = await tx.budgets.forScopes(scopes);
-  if (budgets.length === 0) return { blocked: null };
-  const standings: BudgetStanding[] = [];
-  for (const budget of budgets) {
-    standings.push(standingOf(budget, await tx.budgets.spend(budget.scope, budget.scope_id, periodStart(budget.period, now))));
-  }
+  const standings = await budgetStandings(tx, agent, task?.project_id ?? null, now);
+  if (standings.length === 0) return { blocked: null };
   const verdict = budgetVerdict(standings);
   for (const warning of verdict.warnings) {
     await recordDecision(tx, ctx.log, {

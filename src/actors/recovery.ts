@@ -6,12 +6,13 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { budgetVerdict, periodStart, standingOf } from '../domain/budgets.js';
+import { budgetVerdict } from '../domain/budgets.js';
 import { recoveryKey } from '../domain/idempotency.js';
 import type { Agent, Task, Workspace } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
+import { budgetStandings, dailyCapOf } from '../services/standing.js';
 import type { WakeupService } from '../services/wakeups.js';
 
 const HOUR_MS = 3_600_000;
@@ -96,13 +97,8 @@ export class RecoverySweep {
   private async skipReason(tx: Tx, agent: Agent, task: Task, now: number): Promise<string | null> {
     if (agent.status === 'paused' || agent.status === 'stopped' || agent.deleted_at !== null) return 'agent_unavailable';
     if (await tx.wakeups.existsForTask(task.id, ['queued'])) return 'already_queued';
-    const budgets = await tx.budgets.forScopes([{ scope: 'agent', scope_id: agent.id }]);
-    const standings = [];
-    for (const budget of budgets) standings.push(standingOf(budget, await tx.budgets.spend('agent', agent.id, periodStart(budget.period, now))));
-    if (budgetVerdict(standings).kind === 'block') return 'budget_exhausted';
-    if (agent.daily_run_cap !== null && (await tx.runs.countStartedSince(agent.id, periodStart('daily', now))) >= agent.daily_run_cap) {
-      return 'daily_run_cap';
-    }
-    return null;
+    // The same budgets and caps the pipeline checks: dispatching work it would refuse helps nobody.
+    if (budgetVerdict(await budgetStandings(tx, agent, task.project_id, now)).kind === 'block') return 'budget_exhausted';
+    return dailyCapOf(tx, agent, now);
   }
 }

@@ -29,7 +29,8 @@ export function signBody(secret: string, rawBody: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex')}`;
 }
 
-function safeEqual(a: string, b: string): boolean {
+/** Constant-time string comparison, for every secret the scheduler checks. */
+export function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { safeEqual } from '../domain/webhookSignature.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashRunToken } from '../actors/prepare.js';
 import type { Store } from '../persistence/store.js';
@@ -18,12 +18,6 @@ declare module 'fastify' {
     /** Routes that also take the API token as `?token=`: the event stream, since EventSource cannot send headers. */
     queryToken?: boolean;
   }
-}
-
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**
@@ -59,7 +53,7 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
   app.addHook('onRequest', async (request) => {
     if (!isOfficeApi(request)) return;
     const bearer = bearerOf(request);
-    if (bearer !== null && apiToken && constantTimeEqual(bearer, apiToken)) {
+    if (bearer !== null && apiToken && safeEqual(bearer, apiToken)) {
       request.principal = { kind: 'user' };
       return;
     }

@@ -1,6 +1,7 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
 import type { CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
@@ -32,31 +33,19 @@ export class TaskService {
     for (const [i, id] of (body.blocked_by ?? []).entries()) await requireTaskIn(tx, ws, id, `blocked_by.${i}`);
     for (const [i, id] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, id, `reviewers.${i}`);
     const now = this.deps.clock.now();
-    const task: Task = {
-      id: newId('tsk'),
-      workspace_id: ws,
+    const task = newTask({ id: newId('tsk'), workspace_id: ws, title: body.title }, now, {
       project_id: body.project_id ?? null,
       parent_id: body.parent_id ?? null,
-      title: body.title,
       description: body.description ?? '',
-      state: 'TODO',
       assignee_agent_instance_id: body.assignee_agent_instance_id ?? null,
       requires_approval: body.requires_approval ?? false,
       executor: body.executor ?? null,
-      workflow: 'office',
       origin: by.type === 'agent' ? 'agent' : 'user',
       origin_id: by.id,
-      checkout_agent_id: null,
-      checkout_wakeup_id: null,
-      checkout_at: null,
-      archived_at: null,
-      completed_at: null,
-      created_at: now,
-      updated_at: now,
       blocked_by: body.blocked_by ?? [],
       reviewers: body.reviewers ?? [],
       ...extra,
-    };
+    });
     await tx.tasks.insert(task);
     tx.emit('task.created', { task_id: task.id, workspace_id: ws });
     if (task.assignee_agent_instance_id) {

@@ -7,6 +7,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecoverySweep } from '../../src/actors/recovery.js';
+import { newTask } from '../../src/domain/tasks.js';
 import type { Task } from '../../src/domain/types.js';
 import { wallClock } from '../../src/machines/clock.js';
 import { apiClient } from '../helpers/client.js';
@@ -25,31 +26,10 @@ let taskCounter = 0;
 async function insertTask(workspaceId: string, assignee: string | null, fields: Partial<Task> = {}): Promise<string> {
   const now = Date.now();
   taskCounter += 1;
-  const task: Task = {
-    id: `tsk_recovery_${process.pid}_${taskCounter}_${now}`,
-    workspace_id: workspaceId,
-    project_id: null,
-    parent_id: null,
-    title: `Unstarted task ${taskCounter}`,
-    description: '',
-    state: 'TODO',
+  const task = newTask({ id: `tsk_recovery_${process.pid}_${taskCounter}_${now}`, workspace_id: workspaceId, title: `Unstarted task ${taskCounter}` }, now, {
     assignee_agent_instance_id: assignee,
-    requires_approval: false,
-    executor: null,
-    workflow: 'office',
-    origin: 'user',
-    origin_id: null,
-    checkout_agent_id: null,
-    checkout_wakeup_id: null,
-    checkout_at: null,
-    archived_at: null,
-    completed_at: null,
-    created_at: now,
-    updated_at: now,
-    blocked_by: [],
-    reviewers: [],
     ...fields,
-  };
+  });
   await h!.scheduler.store.transaction((tx) => tx.tasks.insert(task));
   return task.id;
 }

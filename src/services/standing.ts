@@ -1,0 +1,28 @@
+/**
+ * Where an agent stands against its budgets and daily caps, read once here for the pipeline's
+ * pre-check, the recovery sweep's guard and the budget-alert subscriber alike.
+ */
+import { periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
+import { dailyCapReached, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
+import type { Agent } from '../domain/types.js';
+import type { Tx } from '../persistence/store.js';
+
+/** Every budget that applies to work by this agent (on a task of this project, if any), with its spend. */
+export async function budgetStandings(tx: Tx, agent: Agent, projectId: string | null, now: number): Promise<BudgetStanding[]> {
+  const budgets = await tx.budgets.forScopes([
+    { scope: 'workspace', scope_id: agent.workspace_id },
+    ...(projectId ? [{ scope: 'project' as const, scope_id: projectId }] : []),
+    { scope: 'agent', scope_id: agent.id },
+  ]);
+  const standings: BudgetStanding[] = [];
+  for (const budget of budgets) {
+    standings.push(standingOf(budget, await tx.budgets.spend(budget.scope, budget.scope_id, periodStart(budget.period, now))));
+  }
+  return standings;
+}
+
+export async function dailyCapOf(tx: Tx, agent: Agent, now: number): Promise<DailyCap | null> {
+  if (agent.daily_run_cap === null && agent.daily_cost_cap_usd === null) return null;
+  const since = startOfUtcDay(now);
+  return dailyCapReached(agent, { runs: await tx.runs.countStartedSince(agent.id, since), costUsd: await tx.runs.costSince(agent.id, since) });
+}
