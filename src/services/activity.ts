@@ -3,8 +3,9 @@ import type { NewActivity } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 
 /**
- * Every skip, cancel, coalesce, retry and escalation is written as an activity entry and logged
- * in the same breath, so "why did my agent (not) wake?" is answerable from the API and the logs.
+ * Every skip, cancel, coalesce, retry and escalation is written as an activity entry and logged,
+ * so "why did my agent (not) wake?" is answerable from the API and the logs. The log line leaves
+ * only after the commit: a rolled-back unit must not log things that never happened.
  */
 export async function recordDecision(
   tx: Tx,
@@ -14,7 +15,8 @@ export async function recordDecision(
   level: 'info' | 'warn' | 'error' = 'info',
 ): Promise<void> {
   await tx.activity.insert(entry, at);
-  log[level]({ code: entry.code, ...omitEmpty(entry), ...(entry.details ?? {}) }, entry.message || entry.code);
+  const fields = { code: entry.code, ...omitEmpty(entry), ...(entry.details ?? {}) };
+  tx.afterCommit(() => log[level](fields, entry.message || entry.code));
 }
 
 function omitEmpty(entry: NewActivity): Record<string, unknown> {

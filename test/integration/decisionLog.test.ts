@@ -1,0 +1,72 @@
+/**
+ * Decision log lines leave only with a commit: a rolled-back unit of work must not leave log lines
+ * for skips, cancels or coalesces that never happened. Real SQLite store, a pino logger whose lines
+ * are captured.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { recordDecision } from '../../src/services/activity.js';
+
+let dir: string | undefined;
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  store = undefined;
+  dir = undefined;
+});
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, stream), lines };
+}
+
+function openStore(): SqliteStore {
+  dir = mkdtempSync(join(tmpdir(), 'office-decision-log-'));
+  return new SqliteStore({ path: join(dir, 'office.db'), synchronous: 'NORMAL', now: () => 1_000, publish: () => undefined });
+}
+
+/** Lets pino's stream write what it was given. */
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+const decision = (code: string) => ({ workspace_id: 'ws_1', code, agent_id: 'agt_1', message: `${code} happened` });
+
+describe('decision log lines', () => {
+  it('a rolled-back transaction emits no decision log line, and its activity entry is gone with it', async () => {
+    store = openStore();
+    const { log, lines } = capturingLogger();
+    await expect(store.transaction(async (tx) => {
+      await recordDecision(tx, log, decision('wakeup_idle_skipped'), 1_000);
+      throw new Error('the unit fails after its decision');
+    })).rejects.toThrow('the unit fails after its decision');
+    await flush();
+    expect(lines.filter((line) => line.code === 'wakeup_idle_skipped')).toEqual([]);
+    expect(await store.read((tx) => tx.activity.list({ workspace_id: 'ws_1' }))).toEqual([]);
+  });
+
+  it('a committed transaction logs its decision once, after the commit', async () => {
+    store = openStore();
+    const { log, lines } = capturingLogger();
+    let loggedBeforeCommit = -1;
+    await store.transaction(async (tx) => {
+      await recordDecision(tx, log, decision('wakeup_coalesced'), 1_000, 'warn');
+      await flush();
+      loggedBeforeCommit = lines.length;
+    });
+    await flush();
+    expect(loggedBeforeCommit).toBe(0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ code: 'wakeup_coalesced', agent_id: 'agt_1', msg: 'wakeup_coalesced happened', level: 40 });
+  });
+});
