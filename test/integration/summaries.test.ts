@@ -194,3 +194,15 @@ describe('resume delta (task-bound session)', () => {
     expect(run.assembled_prompt).toContain('HANDOVER-BRIEF');
   });
 });
+
+describe('summaries of an unknown agent', () => {
+  it('GET /api/office/agents/<unknown>/summaries answers 404 not_found, not an empty list', async () => {
+    h = await startHarness();
+    const res = await h.api('GET', '/api/office/agents/ag_does_not_exist/summaries');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: 'not_found', message: expect.stringContaining('ag_does_not_exist') } });
+    const ws = await createWorkspace();
+    const agentId = await createAgent(ws, { name: 'Known' });
+    expect(await summariesOf(agentId)).toEqual([]);
+  });
+});

@@ -7,6 +7,8 @@ import {
 } from '../../domain/schemas.js';
 import { forbidden, notFound } from '../../services/errors.js';
 import { selfWakeKey } from '../../domain/idempotency.js';
+import type { Agent } from '../../domain/types.js';
+import type { Tx } from '../../persistence/store.js';
 import type { AppContext } from '../context.js';
 import { toApi } from '../serialize.js';
 
@@ -37,11 +39,8 @@ export function orgRoutes(ctx: AppContext) {
       reply.code(201).send(agentView(ctx, await ctx.org.createAgent(req.body))));
     r.get('/api/office/agents', { schema: { querystring: WorkspaceQuery } }, async (req) =>
       (await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))).map((agent) => agentView(ctx, agent)));
-    r.get('/api/office/agents/:id', { schema: { params: IdParams } }, async (req) => {
-      const agent = await ctx.store.read((tx) => tx.agents.get(req.params.id));
-      if (!agent || agent.deleted_at !== null) throw notFound('agent', req.params.id);
-      return agentView(ctx, agent);
-    });
+    r.get('/api/office/agents/:id', { schema: { params: IdParams } }, async (req) =>
+      agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
     r.patch('/api/office/agents/:id', { schema: { params: IdParams, body: PatchAgentBody } }, async (req) =>
       agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
     r.delete('/api/office/agents/:id', { schema: { params: IdParams } }, async (req, reply) => {
@@ -55,7 +54,7 @@ export function orgRoutes(ctx: AppContext) {
       return reply.code(202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
     });
     r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.summaries.listForAgent(req.params.id))));
+      toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
 }
 
@@ -69,7 +68,14 @@ async function selfWake(ctx: AppContext, principal: { agentId: string; runId: st
   }, ctx.clock.now()));
 }
 
-export function agentView(ctx: AppContext, agent: import('../../domain/types.js').Agent) {
+/** A deleted agent is gone from the API, like one that never existed. */
+async function existingAgent(tx: Tx, id: string): Promise<Agent> {
+  const agent = await tx.agents.get(id);
+  if (!agent || agent.deleted_at !== null) throw notFound('agent', id);
+  return agent;
+}
+
+export function agentView(ctx: AppContext, agent: Agent) {
   return { ...(toApi(agent) as object), actor: ctx.supervisor.view(agent.id) };
 }
 
