@@ -39,10 +39,10 @@ export interface AfterRunDeps {
 export function createAfterRun(deps: AfterRunDeps) {
   return async (tx: Tx, finished: FinishedRun, now: number): Promise<void> => {
     const run = (await tx.runs.get(finished.runId))!;
-    const applied = finished.ok ? await applyActions(deps, tx, run, finished.resultJson, now) : 0;
+    const progressActions = finished.ok ? await applyActions(deps, tx, run, finished.resultJson, now) : 0;
     if (finished.ok && run.task_id === null && run.routine_id) await upsertSummary(deps, tx, run, finished, now);
     // Failed runs are the retry machinery's business; the loop detector watches runs that "succeed" at nothing.
-    if (run.task_id && finished.ok) await detectLoop(deps, tx, run, applied, now);
+    if (run.task_id && finished.ok) await detectLoop(deps, tx, run, progressActions, now);
   };
 }
 
@@ -81,10 +81,14 @@ async function upsertSummary(deps: AfterRunDeps, tx: Tx, run: Run, finished: Fin
   }
 }
 
-/** Applies result_json.actions as the agent, within its own workspace and its own tasks. */
+/**
+ * Applies result_json.actions as the agent, within its own workspace and its own tasks. Returns how
+ * many applied actions changed something: a self_wake only asks for another run, which is what a
+ * loop does, so it is not progress.
+ */
 async function applyActions(deps: AfterRunDeps, tx: Tx, run: Run, result: Record<string, unknown>, now: number): Promise<number> {
   if (!Array.isArray(result.actions)) return 0;
-  let applied = 0;
+  let progress = 0;
   for (const [index, raw] of result.actions.slice(0, 20).entries()) {
     const parsed = AgentActionSchema.safeParse(raw);
     const problem = parsed.success ? await applyActionSafely(deps, tx, run, parsed.data, index, now) : parsed.error.issues[0]?.message ?? 'invalid action';
@@ -93,10 +97,13 @@ async function applyActions(deps: AfterRunDeps, tx: Tx, run: Run, result: Record
         workspace_id: run.workspace_id, code: 'agent_action_rejected', agent_id: run.agent_id, run_id: run.id,
         message: `action ${index} rejected: ${problem}`, details: { action: raw as Record<string, unknown> },
       }, now, 'warn');
-    } else applied++;
+    } else if (parsed.success && isProgress(parsed.data)) progress++;
   }
-  return applied;
+  return progress;
 }
+
+/** A change to a task (state, comment) is progress; asking to be woken again is not. */
+const isProgress = (action: AgentAction) => action.type !== 'self_wake';
 
 /** A refused action (bad id, deleted agent) is rejected on its own; it never fails the run's bookkeeping. */
 async function applyActionSafely(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAction, index: number, now: number): Promise<string | null> {
@@ -131,13 +138,16 @@ async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAc
 
 /**
  * Several runs in a row for the same (agent, task) that change nothing — no state change, no new
- * comment, no action — is a loop burning money. The agent is paused with a reason and an inbox item.
+ * comment or subtask, no action on a task — is a loop burning money, even when each run wakes
+ * itself again. The agent is paused with a reason and an inbox item.
  */
-async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, applied: number, now: number) {
+async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions: number, now: number) {
   const limit = deps.config.loopDetectorRuns;
+  const since = run.started_at ?? now;
   const task = await tx.tasks.get(run.task_id!);
-  const comments = await tx.comments.listByTask(run.task_id!, run.started_at ?? now);
-  const progressed = applied > 0 || comments.length > 0 || (task !== undefined && task.updated_at >= (run.started_at ?? now));
+  const comments = await tx.comments.listByTask(run.task_id!, since);
+  const newSubtasks = (await tx.tasks.children(run.task_id!)).filter((child) => child.created_at >= since);
+  const progressed = progressActions > 0 || comments.length > 0 || newSubtasks.length > 0 || (task !== undefined && task.updated_at >= since);
   await tx.runs.update(run.id, { made_progress: progressed });
   if (limit === 0 || progressed) return;
   const recent = await tx.runs.recentForTask(run.agent_id, run.task_id!, limit);

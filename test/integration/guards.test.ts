@@ -65,6 +65,29 @@ describe('loop detector (OFFICE_LOOP_DETECTOR_RUNS=3)', () => {
     expect(await listRuns({ agent_id: agentId })).toHaveLength(3);
   });
 
+  it('a loop of self-wakes that does nothing else trips the detector: self_wake is not progress, and the agent is paused', async () => {
+    h = await startHarness({ OFFICE_LOOP_DETECTOR_RUNS: '3' });
+    const { workspaceId, agentId } = await seedAgent(h, {
+      name: 'Snoozer',
+      executor: fixtureAgent('json-actions.mjs', { FIXTURE_RESULT: JSON.stringify({ actions: [{ type: 'self_wake', reason: 'look again' }] }) }),
+    });
+    const task = await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Wait for CI', assignee_agent_instance_id: agentId }, 201);
+    // Run 1 (the assignment) wakes itself, run 2 (that self wake) wakes itself, run 3 too: nothing else changes.
+    const agent = await h.waitFor(async () => {
+      const current = await get(`/api/office/agents/${agentId}`);
+      return current.status === 'paused' ? current : null;
+    }, 'the loop detector to pause the agent');
+    expect(agent.paused_reason).toContain('3 runs in a row');
+    await settled();
+    const runs = await listRuns({ agent_id: agentId });
+    expect(runs).toHaveLength(3);
+    expect(runs.every((r) => r.status === 'succeeded' && r.task_id === task.id && r.made_progress === false)).toBe(true);
+    expect(await listActivity({ workspace_id: workspaceId, code: 'agent_loop_paused' })).toHaveLength(1);
+    // The third run's self wake ends with no run: the agent is paused.
+    const last = await h.waitFor(async () => (await listWakeups({ agent_id: agentId, source: 'self' })).find((w) => w.skip_reason === 'agent_paused'), 'the last self wake to end');
+    expect(last).toMatchObject({ status: 'finished', run_id: null });
+  });
+
   it('runs that change something (here a comment action) do not count: the agent is never paused', async () => {
     h = await startHarness({ OFFICE_LOOP_DETECTOR_RUNS: '3' });
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Worker' });
