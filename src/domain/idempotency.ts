@@ -14,6 +14,8 @@ export const KEY_PREFIX = {
   budgetAlert: 'budget_alert',
   recovery: 'recovery',
   selfWake: 'self',
+  userWakeRequest: 'user',
+  selfWakeRequest: 'self_request',
   webhookDelivery: 'webhook',
 } as const;
 
@@ -54,6 +56,13 @@ export const budgetAlertKey = (budgetId: string, periodKey: string, thresholdPct
   `${KEY_PREFIX.budgetAlert}:${budgetId}:${periodKey}:${thresholdPct}`;
 
 export const selfWakeKey = (runId: string, index: number) => `${KEY_PREFIX.selfWake}:${runId}:${index}`;
+
+/**
+ * A key a client chose for POST /agents/:id/wake. It is namespaced by who asked and for which agent,
+ * so a client's key can never match one the scheduler makes (`task_assigned:…`), nor another agent's.
+ */
+export const clientWakeKey = (requester: 'user' | 'self', agentId: string, key: string) =>
+  `${requester === 'user' ? KEY_PREFIX.userWakeRequest : KEY_PREFIX.selfWakeRequest}:${agentId}:${key}`;
 
 export const webhookDeliveryKey = (triggerId: string, deliveryId: string) =>
   `${KEY_PREFIX.webhookDelivery}:${triggerId}:${deliveryId}`;

@@ -51,9 +51,13 @@ export const PatchAgentBody = CreateAgentBody.omit({ workspace_id: true })
   .partial()
   .extend({ status: z.enum(['idle', 'paused', 'stopped']).optional() });
 
+export const IdempotencyKey = z.string().min(1).max(200);
+
 export const WakeAgentBody = z.strictObject({
   reason: z.string().max(2000).optional(),
   context: JsonObject.optional(),
+  /** A repeat within the idempotency window answers with the first wakeup (also as the Idempotency-Key header). */
+  idempotency_key: IdempotencyKey.optional(),
 });
 
 const TaskIds = z.array(Id).max(500);

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody, WakeAgentBody } from '../domain/schemas.js';
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
+import { clientWakeKey } from '../domain/idempotency.js';
 import type { Tx } from '../persistence/store.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { invalid, notFound } from './errors.js';
@@ -181,6 +182,7 @@ export class OrgService {
         source: 'user',
         reason: body.reason ?? 'woken by a person',
         payload: { user_id: userId, ...(body.reason ? { reason: body.reason } : {}), ...(body.context ? { context: body.context } : {}) },
+        idempotency_key: body.idempotency_key ? clientWakeKey('user', agentId, body.idempotency_key) : null,
       }, this.deps.clock.now());
     });
   }

@@ -2,17 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, Id, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody,
+  CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, Id, IdempotencyKey, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody,
   WakeAgentBody, WorkspaceQuery,
 } from '../../domain/schemas.js';
-import { forbidden, notFound } from '../../services/errors.js';
-import { selfWakeKey } from '../../domain/idempotency.js';
+import { forbidden, invalid, notFound } from '../../services/errors.js';
+import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import type { Agent } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import type { AppContext } from '../context.js';
 import { toApi } from '../serialize.js';
 
 const IdParams = z.strictObject({ id: Id });
+/** Other headers pass through untouched; only the idempotency key is checked. */
+const WakeHeaders = z.looseObject({ 'idempotency-key': IdempotencyKey.optional() });
 
 export function orgRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
@@ -47,11 +49,13 @@ export function orgRoutes(ctx: AppContext) {
       await ctx.org.deleteAgent(req.params.id);
       return reply.code(204).send();
     });
-    r.post('/api/office/agents/:id/wake', { schema: { params: IdParams, body: WakeAgentBody }, config: { agentAllowed: true } }, async (req, reply) => {
+    r.post('/api/office/agents/:id/wake', { schema: { params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { agentAllowed: true } }, async (req, reply) => {
+      const body = { ...req.body, idempotency_key: wakeKeyOf(req.body.idempotency_key, req.headers['idempotency-key']) };
       const outcome = req.principal.kind === 'agent'
-        ? await selfWake(ctx, req.principal, req.params.id, req.body)
-        : await ctx.org.wake(req.params.id, req.body);
-      return reply.code(202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
+        ? await selfWake(ctx, req.principal, req.params.id, body)
+        : await ctx.org.wake(req.params.id, body);
+      // A repeat of an earlier request is answered with what it created, and creates nothing.
+      return reply.code(outcome.kind === 'duplicate' ? 200 : 202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
     });
     r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams } }, async (req) =>
       toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
@@ -64,8 +68,18 @@ async function selfWake(ctx: AppContext, principal: { agentId: string; runId: st
   return ctx.store.transaction((tx) => ctx.wakeups.enqueue(tx, {
     agent_id: agentId, source: 'self', reason: body.reason ?? 'self wake',
     payload: { reason: body.reason ?? 'self wake', ...(body.context ? { payload: body.context } : {}) },
-    idempotency_key: selfWakeKey(principal.runId, ctx.clock.now()),
+    idempotency_key: body.idempotency_key
+      ? clientWakeKey('self', agentId, body.idempotency_key)
+      : selfWakeKey(principal.runId, ctx.clock.now()),
   }, ctx.clock.now()));
+}
+
+/** The key may come in the body or as the Idempotency-Key header; two different keys are a mistake worth a 400. */
+function wakeKeyOf(bodyKey: string | undefined, headerKey: string | undefined): string | undefined {
+  if (bodyKey !== undefined && headerKey !== undefined && bodyKey !== headerKey) {
+    throw invalid('idempotency_key', `the body says '${bodyKey}' but the Idempotency-Key header says '${headerKey}'; send one key, or the same in both`);
+  }
+  return bodyKey ?? headerKey;
 }
 
 /** A deleted agent is gone from the API, like one that never existed. */
