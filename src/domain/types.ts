@@ -15,6 +15,8 @@ export const TASK_STATES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELL
 export type TaskState = (typeof TASK_STATES)[number];
 
 export const TERMINAL_TASK_STATES: readonly TaskState[] = ['DONE', 'CANCELLED', 'ARCHIVED'];
+/** A blocker stops blocking once it reaches one of these (the spec's kanban rule: "Done or Cancelled"). */
+export const RESOLVED_BLOCKER_STATES: readonly TaskState[] = ['DONE', 'CANCELLED'];
 /** The states that count as work for the idle-skip check; review-gated work waits on a person. */
 export const ACTIONABLE_TASK_STATES: readonly TaskState[] = ['TODO', 'IN_PROGRESS'];
 

@@ -102,7 +102,7 @@ export interface TaskRepo {
   releaseCheckout(taskId: string, wakeupId: string): Promise<void>;
   /** Tasks listing `blockerId` among their blockers. */
   dependentsOf(blockerId: string): Promise<Task[]>;
-  /** Blockers of a task that are not DONE yet. */
+  /** Blockers of a task that have not resolved yet (not DONE or CANCELLED). */
   openBlockers(taskId: string): Promise<string[]>;
   children(parentId: string): Promise<Task[]>;
   recoveryCandidates(createdSince: number, workspaceId: string): Promise<Task[]>;

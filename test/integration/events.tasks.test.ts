@@ -134,7 +134,7 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     expect(runs[0]).toMatchObject({ task_id: build.id, wakeup_id: wakes[0].id, status: 'succeeded' });
   });
 
-  it('a move into CANCELLED completes the parent\'s children (task_children_completed) but does not resolve a blocker (only done does)', async () => {
+  it('a move into CANCELLED completes the parent\'s children (task_children_completed) and resolves its dependents, like DONE', async () => {
     h = await startHarness();
     const { workspaceId, agentId: lead } = await seedAgent(h, { name: 'Lead' });
     const worker = await createAgent(workspaceId, { name: 'Worker B' });
@@ -143,14 +143,27 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     const dependent = await createTask({ workspace_id: workspaceId, title: 'Follow-up', assignee_agent_instance_id: worker, blocked_by: [child.id] });
     await quiet(lead);
     await quiet(worker);
+    expect((await listWakeups({ task_id: dependent.id }))[0]).toMatchObject({ status: 'skipped', skip_reason: 'blocked' });
 
     await move(child.id, 'CANCELLED');
     const wake = await h.waitFor(async () => (await listWakeups({ agent_id: lead, source: 'task_children_completed' }))[0], 'task_children_completed');
     expect(wake.payload).toEqual({ task_id: parent.id });
-    await settled();
-    expect(await listWakeups({ agent_id: worker, source: 'task_blockers_resolved' })).toEqual([]);
-    const follow = await get(`/api/office/tasks/${dependent.id}`);
-    expect(follow.state).toBe('TODO');
+    const resolved = await h.waitFor(async () => (await listWakeups({ agent_id: worker, source: 'task_blockers_resolved' }))[0], 'task_blockers_resolved');
+    expect(resolved.payload).toEqual({ task_id: dependent.id, resolved_blocker_ids: [child.id] });
+    const run = await waitForRun({ task_id: dependent.id }, 'succeeded', 'the dependent\'s run');
+    expect(run).toMatchObject({ agent_id: worker, wakeup_id: resolved.id });
+  });
+
+  it('GIVEN a blocker that was cancelled WHEN a task blocked by it is assigned THEN the assignee runs it instead of skipping it as blocked', async () => {
+    h = await startHarness();
+    const { workspaceId, agentId: worker } = await seedAgent(h);
+    const blocker = await createTask({ workspace_id: workspaceId, title: 'Abandoned spike', assignee_agent_instance_id: null });
+    await move(blocker.id, 'CANCELLED');
+    const dependent = await createTask({ workspace_id: workspaceId, title: 'Follow-up', assignee_agent_instance_id: worker, blocked_by: [blocker.id] });
+    const [assigned] = await quiet(worker);
+    expect(assigned).toMatchObject({ task_id: dependent.id, source: 'task_assigned', status: 'finished', skip_reason: null });
+    expect(assigned.run_id).toBeTruthy();
+    expect((await listRuns({ task_id: dependent.id }))[0]).toMatchObject({ agent_id: worker, status: 'succeeded' });
   });
 
   it('a move into IN_REVIEW wakes each reviewer with task_assigned {as: reviewer}, not the assignee', async () => {

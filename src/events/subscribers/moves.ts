@@ -1,5 +1,5 @@
 import { blockersResolvedKey, childrenCompletedKey, commentKey, taskAssignedKey } from '../../domain/idempotency.js';
-import { TERMINAL_TASK_STATES, type Task } from '../../domain/types.js';
+import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Task } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import type { EnqueueRequest } from '../../services/wakeups.js';
 import type { EventOf } from '../types.js';
@@ -48,7 +48,8 @@ async function wakesForAssignee(deps: SubscriberDeps, tx: Tx, task: Task, event:
 }
 
 async function wakesForDependents(tx: Tx, task: Task, event: EventOf<'task.moved'>): Promise<EnqueueRequest[]> {
-  if (event.payload.to !== 'DONE') return [];
+  // DONE to CANCELLED (or back) resolves nothing new: the dependents heard the first time.
+  if (!RESOLVED_BLOCKER_STATES.includes(event.payload.to) || RESOLVED_BLOCKER_STATES.includes(event.payload.from)) return [];
   const requests: EnqueueRequest[] = [];
   for (const dependent of await tx.tasks.dependentsOf(task.id)) {
     if (!dependent.assignee_agent_instance_id || TERMINAL_TASK_STATES.includes(dependent.state)) continue;

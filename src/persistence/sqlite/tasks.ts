@@ -1,9 +1,10 @@
-import type { Approval, Comment, Task, TaskState } from '../../domain/types.js';
+import { RESOLVED_BLOCKER_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
 import type { ApprovalRepo, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit } from './table.js';
 
 type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
+const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
 const TASK_COLUMNS = [
   'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
   'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
@@ -111,7 +112,7 @@ export class SqliteTasks implements TaskRepo {
   async openBlockers(taskId: string) {
     return this.sql.all<{ id: string }>(
       `SELECT b.blocker_task_id AS id FROM task_blockers b JOIN tasks t ON t.id = b.blocker_task_id
-       WHERE b.task_id = ? AND t.state <> 'DONE' ORDER BY t.created_at`, [taskId]).map((row) => row.id);
+       WHERE b.task_id = ? AND t.state NOT IN (${RESOLVED_BLOCKER_SQL}) ORDER BY t.created_at`, [taskId]).map((row) => row.id);
   }
 
   async children(parentId: string) {
