@@ -210,9 +210,11 @@ async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
 export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: Wakeup['status'], fields: Partial<Wakeup>, now: number) {
   await tx.wakeups.update(wakeup.id, { status, finished_at: now, ...fields });
   if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  // Whatever ends this wakeup ends only its own request: requests folded into it (a user wake, an
+  // event) always proceed by the idle rule, so they go back to the queue and are judged on their own.
+  await ctx.wakeups.requeueFolded(tx, wakeup, now);
   // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
   const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
-  if (!nothingToDo) await ctx.wakeups.requeueFolded(tx, wakeup, now);
   await ctx.routineOutcome(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
 }
 

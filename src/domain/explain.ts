@@ -14,7 +14,19 @@ export interface ExplainInput {
   /** Who holds the task now, for reassignment. */
   assigneeName: string | null;
   coalescedIntoId: string | null;
+  /** For a coalesced wakeup: the wakeup it was folded into, and the run it was linked to when folded. */
+  foldedInto: FoldTarget | null;
   now: number;
+}
+
+export interface FoldTarget {
+  status: Wakeup['status'];
+  skip_reason: string | null;
+  cancel_reason: string | null;
+  /** The target's latest run. */
+  run_id: string | null;
+  /** The run the request was linked to when it was folded, as it is now. */
+  linkedRun: { status: string; finished_at: number | null } | null;
 }
 
 const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 19);
@@ -49,9 +61,7 @@ export function explainWakeup(input: ExplainInput): string {
     case 'scheduled_retry':
       return `waiting to retry: attempt ${w.retry_count + 1} at ${new Date(w.scheduled_retry_at ?? 0).toISOString()}${w.error ? ` after: ${firstLine(w.error)}` : ''}`;
     case 'coalesced':
-      return w.run_id
-        ? `coalesced: merged into run ${w.run_id}, which had not started yet`
-        : `coalesced: merged into wakeup ${input.coalescedIntoId} inside the coalescing window`;
+      return w.run_id ? explainMergedIntoRun(input) : `coalesced: merged into wakeup ${input.coalescedIntoId} inside the coalescing window`;
     case 'cancelled':
       return (CANCEL_SENTENCES[w.cancel_reason ?? ''] ?? (() => `cancelled: ${w.cancel_reason ?? 'no reason recorded'}`))(input);
     case 'skipped':
@@ -61,6 +71,23 @@ export function explainWakeup(input: ExplainInput): string {
     case 'failed':
       return `failed after ${w.retry_count} retries: ${firstLine(w.error ?? input.lastDecision ?? 'unknown error')}`;
   }
+}
+
+/**
+ * A request merged into a run that had not started, or into a wakeup waiting to retry after its
+ * run had failed: then it rides along with the retry, which is a different sentence.
+ */
+function explainMergedIntoRun(input: ExplainInput): string {
+  const { wakeup: w, foldedInto: target } = input;
+  const linked = target?.linkedRun;
+  const endedBeforeFold = linked !== null && linked !== undefined && linked.finished_at !== null && linked.finished_at <= w.requested_at;
+  if (!target || !endedBeforeFold) return `coalesced: merged into run ${w.run_id}, which had not started yet`;
+  const into = `merged into wakeup ${input.coalescedIntoId}, which was waiting to retry after run ${w.run_id} ${linked.status}`;
+  if (target.status === 'scheduled_retry' || target.status === 'queued' || target.status === 'claimed') {
+    return target.run_id !== w.run_id ? `coalesced: ${into}; its retry run ${target.run_id} carries this request` : `coalesced: ${into}; it runs with that retry`;
+  }
+  if (target.run_id !== w.run_id) return `coalesced: ${into}; its retry run ${target.run_id} handled this request`;
+  return `coalesced: ${into}; that wakeup ended (${target.skip_reason ?? target.cancel_reason ?? target.status}) before running it`;
 }
 
 function explainQueued(input: ExplainInput): string {

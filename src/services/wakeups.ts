@@ -187,9 +187,11 @@ export class WakeupService {
       task_id: wakeup.task_id,
       wakeup_id: wakeup.id,
       run_id: runId,
-      message: runId
-        ? `merged into run ${runId}, which has not started yet`
-        : `merged into queued wakeup ${target.id} (same source inside the coalescing window)`,
+      message: !runId
+        ? `merged into queued wakeup ${target.id} (same source inside the coalescing window)`
+        : target.status === 'scheduled_retry'
+          ? `merged into wakeup ${target.id}, which waits to retry after run ${runId} failed; it runs with that retry`
+          : `merged into run ${runId}, which has not started yet`,
       details: { into_wakeup_id: target.id, source: wakeup.source, coalesced_count: target.coalesced_count + 1 },
     }, now);
     return stored;

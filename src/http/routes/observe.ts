@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { explainWakeup } from '../../domain/explain.js';
+import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
 import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
 import type { Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
@@ -53,6 +53,18 @@ async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup): Promise<string>
     lastDecision: latest?.message ?? null,
     assigneeName: assignee?.name ?? null,
     coalescedIntoId: wakeup.coalesced_into_id,
+    foldedInto: await foldTargetOf(tx, wakeup),
     now: ctx.clock.now(),
   });
+}
+
+async function foldTargetOf(tx: Tx, wakeup: Wakeup): Promise<FoldTarget | null> {
+  if (wakeup.status !== 'coalesced' || !wakeup.coalesced_into_id) return null;
+  const target = await tx.wakeups.get(wakeup.coalesced_into_id);
+  if (!target) return null;
+  const linked = wakeup.run_id ? await tx.runs.get(wakeup.run_id) : undefined;
+  return {
+    status: target.status, skip_reason: target.skip_reason, cancel_reason: target.cancel_reason, run_id: target.run_id,
+    linkedRun: linked ? { status: linked.status, finished_at: linked.finished_at } : null,
+  };
 }
