@@ -4,6 +4,7 @@
  */
 import { createWebSocketInspector } from '@statelyai/inspect';
 import { ConfigError, loadConfig } from './config.js';
+import { DatabaseLockedError } from './persistence/sqlite/lock.js';
 import { createScheduler } from './scheduler.js';
 
 async function main() {
@@ -45,6 +46,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`Office Scheduler failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  // A held database lock is an operator's situation, not a bug: the reason without a stack.
+  const reason = error instanceof DatabaseLockedError ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`Office Scheduler failed to start: ${reason}\n`);
   process.exit(1);
 });
