@@ -5,7 +5,8 @@ export type SigningMode = 'none' | 'bearer' | 'hmac_sha256';
 export interface SignedRequest {
   authorization: string | undefined;
   signature256: string | undefined;
-  rawBody: string;
+  /** The body's bytes exactly as received: senders sign bytes, not decoded text. */
+  rawBody: Buffer;
 }
 
 /**
@@ -21,12 +22,8 @@ export function verifyWebhook(mode: SigningMode, secret: string | null, request:
   }
   const match = /^sha256=([0-9a-f]{64})$/i.exec(request.signature256?.trim() ?? '');
   if (!match) return false;
-  const expected = createHmac('sha256', secret).update(request.rawBody, 'utf8').digest('hex');
+  const expected = createHmac('sha256', secret).update(request.rawBody).digest('hex');
   return safeEqual(match[1]!.toLowerCase(), expected);
-}
-
-export function signBody(secret: string, rawBody: string): string {
-  return `sha256=${createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex')}`;
 }
 
 /** Constant-time string comparison, for every secret the scheduler checks. */

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import { JsonTextError, parseJsonText } from '../domain/jsonText.js';
 import { registerAuth } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
@@ -12,9 +13,6 @@ import { systemRoutes } from './routes/system.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './dashboard.js';
-
-/** Deeply nested JSON is refused before it is parsed into objects: a cheap guard against abuse. */
-const MAX_JSON_DEPTH = 64;
 
 export async function buildApp(ctx: AppContext, logger: Logger): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
@@ -48,38 +46,18 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   return app;
 }
 
-/** Keeps the raw body (webhook signatures are computed over it) and rejects deep nesting. */
+/** JSON only, with deep nesting refused. The webhook route has its own parser: it needs the raw bytes. */
 function registerJsonParser(app: FastifyInstance) {
   // JSON only: Fastify's built-in text/plain parser would hand a string to the zod schemas (a 400), not a 415.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
-    (req as { rawBody?: string }).rawBody = text;
     if (text.trim() === '') return done(null, undefined);
-    if (nestingDepth(text) > MAX_JSON_DEPTH) {
-      return done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'validation_error' }), undefined);
-    }
     try {
-      done(null, JSON.parse(text));
+      done(null, parseJsonText(text));
     } catch (error) {
-      done(Object.assign(new Error(`invalid JSON body: ${(error as Error).message}`), { statusCode: 400, code: 'validation_error' }), undefined);
+      done(error instanceof JsonTextError ? Object.assign(new Error(error.message), { statusCode: 400, code: 'validation_error' }) : error as Error, undefined);
     }
   });
-}
-
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') deepest = Math.max(deepest, ++depth);
-    else if (ch === '}' || ch === ']') depth--;
-  }
-  return deepest;
 }
