@@ -97,6 +97,8 @@ export interface TaskRepo {
   setBlockers(id: string, blockerIds: string[]): Promise<void>;
   setReviewers(id: string, agentIds: string[]): Promise<void>;
   countActionable(agentId: string): Promise<number>;
+  /** Clears the assignee of an agent's open tasks (not DONE, CANCELLED or ARCHIVED); returns the tasks it cleared. */
+  unassignOpen(agentId: string, at: number): Promise<Pick<Task, 'id' | 'workspace_id' | 'title'>[]>;
   /** Compare-and-set on the checkout columns; false when another wakeup holds the task. */
   checkout(taskId: string, agentId: string, wakeupId: string, at: number): Promise<boolean>;
   releaseCheckout(taskId: string, wakeupId: string): Promise<void>;

@@ -4,6 +4,7 @@ import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgen
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
 import { clientWakeKey } from '../domain/idempotency.js';
 import type { Tx } from '../persistence/store.js';
+import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
@@ -166,11 +167,26 @@ export class OrgService {
       await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
       // Nothing waits on an agent that is gone: its queue is cancelled and its routines pause.
       await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now);
+      await this.unassignOpenTasks(tx, existing, now);
       await this.routines.pauseRoutinesOf(tx, id, now);
       tx.emit('agent.deleted', { agent_id: id });
       return (await tx.agents.get(id))!;
     });
     this.agentChanged(agent);
+  }
+
+  /**
+   * A deleted agent's open tasks go back to the pool: no later event about them names an agent that
+   * is gone, and a person sees, per task, why it lost its assignee.
+   */
+  private async unassignOpenTasks(tx: Tx, agent: Agent, now: number): Promise<void> {
+    for (const task of await tx.tasks.unassignOpen(agent.id, now)) {
+      tx.emit('task.assigned', { task_id: task.id, workspace_id: task.workspace_id, agent_id: null, previous_agent_id: agent.id });
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: task.workspace_id, code: 'task_unassigned', agent_id: agent.id, task_id: task.id,
+        message: `unassigned: its assignee ${agent.name} was deleted`, details: { reason: 'agent_deleted', previous_agent_id: agent.id },
+      }, now);
+    }
   }
 
   wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId = 'user'): Promise<EnqueueOutcome> {

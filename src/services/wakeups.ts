@@ -28,6 +28,12 @@ export type EnqueueOutcome =
   /** Merged into a run that has not started yet (claim-time merge). */
   | { kind: 'merged_into_run'; wakeup: Wakeup; into: Wakeup };
 
+/** An event's request for an agent that no longer exists: nothing is written but the reason. */
+export interface SkippedEnqueue {
+  kind: 'skipped';
+  reason: 'agent_deleted';
+}
+
 /** One entry per request folded into a wakeup: merged, never overwritten. */
 export interface WakeContext {
   wakes: { wakeup_id: string; source: string; reason: string; payload: Record<string, unknown>; requested_at: string }[];
@@ -67,6 +73,28 @@ export class WakeupService {
     tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
     this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
     return { kind: 'queued', wakeup };
+  }
+
+  /**
+   * The enqueue of an event subscriber. A deleted (or unknown) agent is not an error here: the
+   * event's other wakeups must still be written, so its request is skipped with a reason instead of
+   * failing the subscriber's whole transaction (and blocking the event in the outbox). Callers that
+   * answer a person (the wake route) keep the 404 of `enqueue`.
+   */
+  async enqueueForEvent(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | SkippedEnqueue> {
+    const agent = await tx.agents.get(request.agent_id);
+    if (agent && agent.deleted_at === null) return this.enqueue(tx, request, now);
+    const taskId = taskIdOf(parseWakeupPayload(request.source, request.payload));
+    const message = `skipped: agent ${request.agent_id} ${agent ? 'was deleted' : 'does not exist'}; no ${request.source} wakeup is written`;
+    const details = { reason: 'agent_deleted', source: request.source, idempotency_key: request.idempotency_key ?? null };
+    if (agent) {
+      await recordDecision(tx, this.log, {
+        workspace_id: agent.workspace_id, code: 'wakeup_skipped_agent_deleted', agent_id: agent.id, task_id: taskId, message, details,
+      }, now);
+    } else {
+      tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details }, message));
+    }
+    return { kind: 'skipped', reason: 'agent_deleted' };
   }
 
   /**

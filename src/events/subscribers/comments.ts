@@ -1,6 +1,6 @@
 import { commentKey } from '../../domain/idempotency.js';
 import type { EventOf } from '../types.js';
-import type { SubscriberDeps } from './context.js';
+import { enqueueAll, type SubscriberDeps } from './context.js';
 
 /**
  * A comment wakes the task's assignee, except the assignee's own comment: an agent that
@@ -16,13 +16,13 @@ export function onCommentCreated(deps: SubscriberDeps) {
         deps.log.debug({ task_id: task.id, agent_id: assignee }, 'own comment does not wake its author');
         return;
       }
-      await deps.wakeups.enqueue(tx, {
+      await enqueueAll(deps, tx, [{
         agent_id: assignee,
         source: 'comment',
         reason: 'new comment',
         payload: { task_id: task.id, comment_id: event.payload.comment_id },
         idempotency_key: commentKey(event.payload.comment_id),
-      }, deps.clock.now());
+      }]);
     });
   };
 }

@@ -11,7 +11,8 @@ export interface SubscriberDeps {
   wakeups: WakeupService;
 }
 
+/** One event's wakeups: a request for an agent that was deleted is skipped, never fails the others. */
 export async function enqueueAll(deps: SubscriberDeps, tx: Tx, requests: EnqueueRequest[]): Promise<void> {
   const now = deps.clock.now();
-  for (const request of requests) await deps.wakeups.enqueue(tx, request, now);
+  for (const request of requests) await deps.wakeups.enqueueForEvent(tx, request, now);
 }

@@ -1,10 +1,11 @@
-import { RESOLVED_BLOCKER_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
+import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
 import type { ApprovalRepo, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit } from './table.js';
 
 type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
 const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
+const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
 const TASK_COLUMNS = [
   'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
   'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
@@ -53,6 +54,12 @@ export class SqliteTasks implements TaskRepo {
   }
 
   async update(id: string, patch: Partial<TaskRow>) { this.table.update(id, patch); }
+
+  async unassignOpen(agentId: string, at: number) {
+    return this.sql.all<{ id: string; workspace_id: string; title: string }>(
+      `UPDATE tasks SET assignee_agent_instance_id = NULL, updated_at = ?
+       WHERE assignee_agent_instance_id = ? AND state NOT IN (${TERMINAL_STATE_SQL}) RETURNING id, workspace_id, title`, [at, agentId]);
+  }
 
   async setBlockers(id: string, blockerIds: string[]) {
     this.sql.run('DELETE FROM task_blockers WHERE task_id = ?', [id]);
