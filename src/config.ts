@@ -42,6 +42,7 @@ const ConfigSchema = z.object({
   OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: integer(1, 1_000_000).default(100),
   OFFICE_LOOP_DETECTOR_RUNS: integer(0, 1000).default(5),
   OFFICE_SHUTDOWN_GRACE_MS: integer(0, 3_600_000).default(10_000),
+  OFFICE_RUN_TIMEOUT_SEC: z.coerce.number().positive().max(7 * 86_400).default(7200),
   OFFICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OFFICE_INSPECT: optionalString,
 });
@@ -65,6 +66,8 @@ export interface Config {
   maxConcurrentRoutineRuns: number;
   loopDetectorRuns: number;
   shutdownGraceMs: number;
+  /** The timeout of every run whose executor sets no `timeout_sec`. */
+  runTimeoutSec: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   inspectUrl: string | undefined;
 }
@@ -101,6 +104,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConcurrentRoutineRuns: c.OFFICE_MAX_CONCURRENT_ROUTINE_RUNS,
     loopDetectorRuns: c.OFFICE_LOOP_DETECTOR_RUNS,
     shutdownGraceMs: c.OFFICE_SHUTDOWN_GRACE_MS,
+    runTimeoutSec: c.OFFICE_RUN_TIMEOUT_SEC,
     logLevel: c.OFFICE_LOG_LEVEL,
     inspectUrl: c.OFFICE_INSPECT,
   };

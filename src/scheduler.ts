@@ -95,7 +95,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
   const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
   const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id), notifier);
-  const executors = createExecutors(options.functions ?? new Map());
+  const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });
 
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups,

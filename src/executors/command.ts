@@ -11,6 +11,7 @@ import {
   resultFromLines,
   startStopwatch,
   tail,
+  timedOutResult,
   timeoutMs,
 } from './output.js';
 import type { CommandExecutorSpec, Executor, LaunchRequest, LaunchResult } from './types.js';
@@ -154,13 +155,16 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
           finish(okResult(resultJson, durationMs, 0));
           return;
         }
+        if (timedOut) {
+          finish(timedOutResult(durationMs, tail(stderr.toString()), { resultJson, exitCode: code }));
+          return;
+        }
         let fallback: string;
-        if (timedOut) fallback = `timed out after ${spec.timeout_sec}s`;
-        else if (aborted) fallback = 'aborted';
+        if (aborted) fallback = 'aborted';
         else if (code !== null) fallback = `exit code ${code}`;
         else fallback = `killed by signal ${signal ?? 'unknown'}`;
         const errText = tail(stderr.toString()) || fallback;
-        finish(failedResult(errText, durationMs, { resultJson, exitCode: code, timedOut }));
+        finish(failedResult(errText, durationMs, { resultJson, exitCode: code }));
       });
 
       const delay = timeoutMs(spec.timeout_sec);

@@ -3,7 +3,7 @@
  * benchmarks. A timeout or abort ends the run, not the function: JavaScript
  * cannot stop it, so its eventual outcome is ignored.
  */
-import { describeError, failedResult, isPlainObject, okResult, startStopwatch, timeoutMs } from './output.js';
+import { describeError, failedResult, isPlainObject, okResult, startStopwatch, timedOutResult, timeoutMs } from './output.js';
 import type { AgentFunction, Executor, FunctionExecutorSpec, LaunchResult } from './types.js';
 
 export function functionExecutor(registry: Map<string, AgentFunction>): Executor<FunctionExecutorSpec> {
@@ -36,7 +36,7 @@ export function functionExecutor(registry: Map<string, AgentFunction>): Executor
         contenders.push(
           new Promise((resolve) => {
             const timer = setTimeout(
-              () => resolve(failedResult(`timed out after ${spec.timeout_sec}s`, elapsed(), { timedOut: true })),
+              () => resolve(timedOutResult(elapsed())),
               delay,
             );
             cleanups.push(() => clearTimeout(timer));

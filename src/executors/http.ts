@@ -2,10 +2,8 @@
  * Reaches an agent over HTTP: one POST per run carrying the run identity and
  * prompt, authenticated with the run token; the JSON response is the result.
  */
-import { describeError, failedResult, okResult, resultFromBody, startStopwatch, tail, timeoutMs } from './output.js';
+import { describeError, failedResult, okResult, resultFromBody, startStopwatch, tail, timedOutResult, timeoutMs } from './output.js';
 import type { Executor, HttpExecutorSpec, LaunchRequest, LaunchResult } from './types.js';
-
-export const HTTP_TIMEOUT_SEC_DEFAULT = 600;
 
 export function httpRequestBody(request: LaunchRequest): Record<string, unknown> {
   return {
@@ -42,13 +40,13 @@ export const httpExecutor: Executor<HttpExecutorSpec> = {
     const elapsed = startStopwatch();
     if (request.signal?.aborted) return failedResult('aborted before start', elapsed());
 
-    const timeoutSec = spec.timeout_sec ?? HTTP_TIMEOUT_SEC_DEFAULT;
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const delay = timeoutMs(spec.timeout_sec);
+    const timer = delay === null ? undefined : setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, timeoutMs(timeoutSec) ?? 0);
+    }, delay);
     const onAbort = () => controller.abort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -69,7 +67,7 @@ export const httpExecutor: Executor<HttpExecutorSpec> = {
       if (response.ok) return okResult(resultFromBody(text), elapsed());
       return failedResult(httpFailureText(response, text), elapsed());
     } catch (error) {
-      if (timedOut) return failedResult(`timed out after ${timeoutSec}s`, elapsed(), { timedOut: true });
+      if (timedOut) return timedOutResult(elapsed());
       if (request.signal?.aborted) return failedResult('aborted', elapsed());
       return failedResult(describeError(error), elapsed());
     } finally {

@@ -90,6 +90,18 @@ export function failedResult(
   };
 }
 
+/** The error of a run ended by its timeout (API.md: a run killed by a timeout fails with `timeout`). */
+export const TIMEOUT_ERROR = 'timeout';
+
+/** A timed-out run: `timeout`, then on the next lines whatever the agent last wrote to stderr, which rate-limit parsing reads. */
+export function timedOutResult(
+  durationMs: number,
+  stderrTail = '',
+  extra: Partial<Pick<LaunchResult, 'resultJson' | 'exitCode'>> = {},
+): LaunchResult {
+  return failedResult(stderrTail ? `${TIMEOUT_ERROR}\n${stderrTail}` : TIMEOUT_ERROR, durationMs, { ...extra, timedOut: true });
+}
+
 export function okResult(resultJson: Record<string, unknown>, durationMs: number, exitCode: number | null = null): LaunchResult {
   return { ok: true, resultJson, error: null, exitCode, timedOut: false, durationMs };
 }

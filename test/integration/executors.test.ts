@@ -175,7 +175,7 @@ describe('command executor', () => {
     );
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(result).toMatchObject({ ok: false, timedOut: true, exitCode: null });
-    expect(result.error).toBe('timed out after 0.5s');
+    expect(result.error).toBe('timeout');
     expect(existsSync(join(startedDir, `${request.runId}.started`))).toBe(true);
     expect(processesWithMarker(marker)).toEqual([]);
   });
@@ -358,7 +358,7 @@ describe('http executor', () => {
     const t0 = Date.now();
     const result = await httpExecutor.launch({ kind: 'http', url: baseUrl, timeout_sec: 0.3 }, makeRequest());
     expect(Date.now() - t0).toBeLessThan(3000);
-    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timed out after 0.3s' });
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timeout' });
   });
 
   it('aborts with the request signal', async () => {
@@ -420,7 +420,7 @@ describe('function executor', () => {
 
   it('honours timeout_sec', async () => {
     const result = await exec.launch({ kind: 'function', name: 'hangs', timeout_sec: 0.1 }, makeRequest());
-    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timed out after 0.1s' });
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timeout' });
   });
 
   it('honours the abort signal', async () => {
@@ -434,6 +434,26 @@ describe('function executor', () => {
 });
 
 describe('createExecutors', () => {
+  it('gives every run without its own timeout_sec the run timeout (OFFICE_RUN_TIMEOUT_SEC); its own wins', async () => {
+    const executors = createExecutors(new Map([['hangs', () => new Promise<void>(() => {})]]), { runTimeoutSec: 0.2 });
+    const t0 = Date.now();
+    expect(await executors.launch({ kind: 'function', name: 'hangs' }, makeRequest())).toMatchObject({ ok: false, timedOut: true, error: 'timeout' });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    const own = await executors.launch(
+      { kind: 'command', command: process.execPath, args: ['-e', 'setTimeout(() => console.log("{\\"late\\":1}"), 500)'], timeout_sec: 5 },
+      makeRequest(),
+    );
+    expect(own).toMatchObject({ ok: true, resultJson: { late: 1 } });
+  });
+
+  it('a timed-out command fails with `timeout`, followed by its stderr tail', async () => {
+    const result = await createExecutors(new Map(), { runTimeoutSec: 0.3 }).launch(
+      { kind: 'command', command: process.execPath, args: ['-e', 'console.error("rate_limit_error: Retry-After: 60"); setTimeout(() => {}, 10000)'] },
+      makeRequest(),
+    );
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timeout\nrate_limit_error: Retry-After: 60' });
+  });
+
   it('dispatches on spec.kind', async () => {
     const executors = createExecutors(new Map([['fn', () => ({ via: 'function' })]]));
     expect(await executors.launch({ kind: 'function', name: 'fn' }, makeRequest())).toMatchObject({ ok: true, resultJson: { via: 'function' } });

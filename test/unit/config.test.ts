@@ -44,6 +44,12 @@ describe('configuration defaults (API.md "Configuration")', () => {
     expect(defaults.sqliteSync).toBe('NORMAL');
   });
 
+  it('gives every run a 7200 s timeout by default (OFFICE_RUN_TIMEOUT_SEC), and rejects a non-positive one', () => {
+    expect(defaults.runTimeoutSec).toBe(7200);
+    expect(loadConfig({ OFFICE_RUN_TIMEOUT_SEC: '2' }).runTimeoutSec).toBe(2);
+    expect(configErrorOf({ OFFICE_RUN_TIMEOUT_SEC: '0' })).toContain('OFFICE_RUN_TIMEOUT_SEC');
+  });
+
   it('ignores variables that do not start with OFFICE_', () => {
     expect(loadConfig({ PORT: '1', DB: '/x', HOST: '0.0.0.0' })).toEqual(defaults);
   });
