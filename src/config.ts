@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDurationList } from './domain/backoff.js';
+import { isLoopbackHost } from './domain/binding.js';
 
 /**
  * Every setting, parsed once from the environment. Defaults are the spec's;
@@ -18,6 +19,8 @@ const durationList = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
 });
+/** A comma-separated list of names; blanks are dropped. */
+const nameList = z.string().transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean));
 const optionalString = z
   .string()
   .optional()
@@ -28,6 +31,7 @@ const ConfigSchema = z.object({
   OFFICE_HOST: z.string().min(1).default('127.0.0.1'),
   OFFICE_PORT: integer(0, 65535).default(7700),
   OFFICE_API_TOKEN: optionalString,
+  OFFICE_ALLOWED_HOSTS: nameList.default([]),
   OFFICE_API_URL: optionalString.refine((url) => url === undefined || !url.endsWith('/'), {
     message: 'expected a base URL with no trailing slash, such as http://127.0.0.1:7700',
   }),
@@ -54,6 +58,8 @@ export interface Config {
   host: string;
   port: number;
   apiToken: string | undefined;
+  /** Host header names accepted besides the loopback names and the bound address. */
+  allowedHosts: string[];
   apiUrl: string | undefined;
   bodyLimitBytes: number;
   backoffStepsMs: number[];
@@ -87,11 +93,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const c = parsed.data;
+  refuseUnsafeBinding(c.OFFICE_HOST, c.OFFICE_API_TOKEN);
   return {
     dbPath: c.OFFICE_DB,
     host: c.OFFICE_HOST,
     port: c.OFFICE_PORT,
     apiToken: c.OFFICE_API_TOKEN,
+    allowedHosts: c.OFFICE_ALLOWED_HOSTS,
     apiUrl: c.OFFICE_API_URL,
     bodyLimitBytes: c.OFFICE_BODY_LIMIT_BYTES,
     backoffStepsMs: c.OFFICE_BACKOFF,
@@ -108,4 +116,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.OFFICE_LOG_LEVEL,
     inspectUrl: c.OFFICE_INSPECT,
   };
+}
+
+/** With no token, anyone who reaches the port could create an agent whose command runs as this user. */
+function refuseUnsafeBinding(host: string, apiToken: string | undefined): void {
+  if (apiToken || isLoopbackHost(host)) return;
+  throw new ConfigError(
+    `Refusing to start: OFFICE_HOST=${JSON.stringify(host)} is not a loopback address and OFFICE_API_TOKEN is not set, ` +
+    'so anyone who can reach the port could create agents that run commands as this user. ' +
+    'Set OFFICE_API_TOKEN to a secret, or bind a loopback address such as OFFICE_HOST=127.0.0.1.',
+  );
 }

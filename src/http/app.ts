@@ -6,6 +6,7 @@ import { JsonTextError, parseJsonText } from '../domain/jsonText.js';
 import { registerAuth } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
+import { registerHostGuard } from './hostGuard.js';
 import { orgRoutes } from './routes/org.js';
 import { observeRoutes } from './routes/observe.js';
 import { routineRoutes } from './routes/routines.js';
@@ -33,6 +34,8 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
     openapi: { info: { title: 'Office Scheduler', description: 'Wakes autonomous AI agents.', version: '0.1.0' } },
     transform: jsonSchemaTransform,
   });
+  // Before authentication: a foreign Host is refused whoever asks.
+  registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
   registerAuth(app, ctx.store, ctx.config.apiToken);
 
   await app.register(systemRoutes(ctx));
