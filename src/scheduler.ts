@@ -12,6 +12,7 @@ import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
 import { EventBus } from './events/bus.js';
+import { createEventParker } from './events/parking.js';
 import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
 import { registerSubscribers } from './events/subscribers/index.js';
 import { createExecutors } from './executors/index.js';
@@ -72,7 +73,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   bus = new EventBus(log, (ids) => {
     acknowledged.push(...ids);
     if (acknowledged.length === ids.length) setImmediate(() => void flushAcknowledged());
-  });
+  }, { clock, park: createEventParker({ store, clock, log }) });
   const flushAcknowledged = async () => {
     const ids = acknowledged.splice(0);
     if (ids.length) await store.transaction((tx) => tx.outbox.remove(ids)).catch((error) => log.warn({ err: error }, 'outbox cleanup failed'));
@@ -157,6 +158,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await supervisor.stop();
       await pipeline.drain(config.shutdownGraceMs);
       await app.close();
+      // Events waiting for a retry stay in the outbox; the next boot delivers them again.
+      bus!.stop();
       await bus!.idle();
       await flushAcknowledged();
       await store.close();

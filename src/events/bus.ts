@@ -1,21 +1,52 @@
 import type { Logger } from 'pino';
+import type { Clock } from '../machines/clock.js';
 import type { DomainEvent, EventOf, EventType } from './types.js';
 
 export type Subscriber<K extends EventType> = (event: EventOf<K>) => Promise<void> | void;
 
 /**
+ * How long a failed subscriber waits before it is tried again, while the process runs. Four retries
+ * (five tries in all) over about three minutes ride out a passing failure, such as a busy or briefly
+ * full disk; an event that fails all of them is poisoned, and is parked rather than left to fail
+ * again at every boot and block nothing but itself for ever.
+ */
+export const SUBSCRIBER_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000];
+
+export interface EventBusOptions {
+  /** Retry waits are deadlines on this clock (tests drive it by hand). */
+  clock: Clock;
+  /** Records an event that failed every try: its outbox row is not replayed any more, and a person is told. */
+  park: (event: DomainEvent, error: unknown) => Promise<void>;
+  retryDelaysMs?: readonly number[];
+}
+
+interface Failure {
+  subscriber: Subscriber<EventType>;
+  error: unknown;
+}
+
+/**
  * The in-process bus for committed domain events. Once every subscriber has handled an event it is
- * acknowledged, and its outbox row can go; a crash before that replays it at boot.
+ * acknowledged, and its outbox row can go. A subscriber that fails is tried again after a backoff
+ * (only that subscriber); after the last retry the event is parked. A crash, or a stop while an
+ * event waits for its retry, leaves the row in the outbox: the next boot delivers it again.
  */
 export class EventBus {
   private readonly subscribers = new Map<EventType, Subscriber<EventType>[]>();
+  private readonly retryDelaysMs: readonly number[];
+  /** Retry waits in progress: each timer handle with the function that ends its wait early. */
+  private readonly retryWaits = new Map<unknown, () => void>();
+  private stopped = false;
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly log: Logger,
     private readonly acknowledge: (eventIds: number[]) => void,
-  ) {}
+    private readonly options: EventBusOptions,
+  ) {
+    this.retryDelaysMs = options.retryDelaysMs ?? SUBSCRIBER_RETRY_DELAYS_MS;
+  }
 
   on<K extends EventType>(type: K, subscriber: Subscriber<K>): () => void {
     const list = this.subscribers.get(type) ?? [];
@@ -40,31 +71,85 @@ export class EventBus {
     }
   }
 
-  /** Resolves once every published event has been handled. */
+  /** Resolves once every published event has been handled, parked, or left for the next boot by stop(). */
   idle(): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * No more retries: the timers are cleared, and events waiting for a retry stay in the outbox for
+   * the next boot. An event published after this is still delivered once.
+   */
+  stop(): void {
+    this.stopped = true;
+    for (const [handle, endWait] of this.retryWaits) {
+      this.options.clock.clearTimeout(handle);
+      endWait();
+    }
+    this.retryWaits.clear();
+  }
+
   private async deliver(event: DomainEvent): Promise<void> {
-    const handled = (this.subscribers.get(event.type) ?? []).map((subscriber) => this.run(subscriber, event));
-    const succeeded = (await Promise.all(handled)).every(Boolean);
-    // A failed subscriber leaves the outbox row, so the event is delivered again at the next boot.
-    if (succeeded) this.acknowledge([event.id]);
+    let subscribers = [...(this.subscribers.get(event.type) ?? [])];
+    for (let attempt = 1; ; attempt++) {
+      const failures = await this.runAll(subscribers, event, attempt);
+      if (failures.length === 0) {
+        this.acknowledge([event.id]);
+        break;
+      }
+      const delay = this.retryDelaysMs[attempt - 1];
+      if (delay === undefined) {
+        await this.parkSafely(event, failures[0]!.error, attempt);
+        break;
+      }
+      if (!(await this.waitForRetry(delay))) break;
+      subscribers = failures.map((failure) => failure.subscriber);
+    }
     this.pending--;
     if (this.pending === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
-  private async run(subscriber: Subscriber<EventType>, event: DomainEvent): Promise<boolean> {
+  private async runAll(subscribers: Subscriber<EventType>[], event: DomainEvent, attempt: number): Promise<Failure[]> {
+    const outcomes = await Promise.all(subscribers.map((subscriber) => this.run(subscriber, event, attempt)));
+    return outcomes.filter((failure): failure is Failure => failure !== null);
+  }
+
+  private async run(subscriber: Subscriber<EventType>, event: DomainEvent, attempt: number): Promise<Failure | null> {
     try {
       await subscriber(event);
-      return true;
+      return null;
     } catch (error) {
       // One subscriber's failure must not starve the others or wedge the bus; it is logged loudly.
-      this.log.error({ err: error, event_type: event.type, event_id: event.id }, 'event subscriber failed; the event stays in the outbox');
-      return false;
+      const next = this.retryDelaysMs[attempt - 1];
+      this.log.error({ err: error, event_type: event.type, event_id: event.id, attempt },
+        next === undefined || this.stopped ? 'event subscriber failed' : `event subscriber failed; retrying in ${next} ms`);
+      return { subscriber, error };
+    }
+  }
+
+  /** True once the delay has passed; false at once, or early, when the bus stops. */
+  private waitForRetry(delayMs: number): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    const { clock } = this.options;
+    return new Promise((resolve) => {
+      // The clock's timers do not keep a stopping process alive (the wall clock unrefs them).
+      const handle: unknown = clock.setTimeout(() => {
+        this.retryWaits.delete(handle);
+        resolve(true);
+      }, delayMs);
+      this.retryWaits.set(handle, () => resolve(false));
+    });
+  }
+
+  private async parkSafely(event: DomainEvent, error: unknown, attempts: number): Promise<void> {
+    try {
+      await this.options.park(event, error);
+      this.log.error({ err: error, event_type: event.type, event_id: event.id, attempts }, 'event parked after its last retry; it is no longer replayed');
+    } catch (parkError) {
+      this.log.error({ err: parkError, event_type: event.type, event_id: event.id }, 'parking the event failed; it stays in the outbox for the next boot');
     }
   }
 }

@@ -266,6 +266,9 @@ export interface SnapshotRepo {
 }
 
 export interface OutboxRepo {
+  /** Events not yet delivered, oldest first; parked ones are not among them. */
   pending(): Promise<DomainEvent[]>;
   remove(ids: number[]): Promise<void>;
+  /** Keeps a poisoned event for inspection and out of every later replay. */
+  park(id: number, error: string, at: number): Promise<void>;
 }

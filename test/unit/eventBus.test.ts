@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { EventBus } from '../../src/events/bus.js';
 import type { DomainEvent } from '../../src/events/types.js';
 
@@ -7,12 +8,20 @@ function quietLog() {
   return { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: vi.fn() };
 }
 
+const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
+
 function newBus() {
   const log = quietLog();
   const acknowledge = vi.fn<(ids: number[]) => void>();
-  const bus = new EventBus(log as unknown as Logger, acknowledge);
-  return { bus, log, acknowledge };
+  const park = vi.fn<(event: DomainEvent, error: unknown) => Promise<void>>(async () => undefined);
+  const clock = new SimulatedClock();
+  clock.set(1_000_000);
+  const bus = new EventBus(log as unknown as Logger, acknowledge, { clock, park, retryDelaysMs: RETRY_DELAYS_MS });
+  return { bus, log, acknowledge, park, clock };
 }
+
+/** Timers still armed on the simulated clock. */
+const armedTimers = (clock: SimulatedClock) => (clock as unknown as { timeouts: Map<unknown, unknown> }).timeouts.size;
 
 function created(id: number, taskId = `tsk_${id}`): DomainEvent {
   return { id, type: 'task.created', payload: { task_id: taskId, workspace_id: 'ws_1' }, at: 1_000 + id };
@@ -68,11 +77,14 @@ describe('EventBus', () => {
     bus.on('task.created', async () => { throw new Error('async subscriber bug'); });
     bus.on('task.created', () => { calls.push('after'); });
     bus.publish([created(7), created(8)]);
-    await bus.idle();
+    await flushMicrotasks();
     expect(calls).toEqual(['before', 'after', 'before', 'after']);
     expect(log.error).toHaveBeenCalledTimes(4);
     expect(log.error.mock.calls[0]![0]).toMatchObject({ event_type: 'task.created', event_id: 7 });
-    // A failed subscriber keeps the event in the outbox (no acknowledgement), so the next boot replays it.
+    // A failed subscriber keeps the event in the outbox (no acknowledgement) while it waits for its retry.
+    expect(acknowledge).not.toHaveBeenCalled();
+    bus.stop();
+    await bus.idle();
     expect(acknowledge).not.toHaveBeenCalled();
   });
 
@@ -140,5 +152,82 @@ describe('EventBus', () => {
     await waiting;
     expect(handled).toEqual([1, 2]);
     expect(idle).toBe(true);
+  });
+
+  describe('a failing subscriber is retried with backoff while the process runs, then parked', () => {
+    it('retries only the failed subscriber at each backoff step of the clock, and acknowledges the event once it succeeds', async () => {
+      const { bus, acknowledge, park, clock } = newBus();
+      let healthy = 0;
+      let flaky = 0;
+      bus.on('task.created', () => { healthy++; });
+      bus.on('task.created', () => {
+        flaky++;
+        if (flaky <= 2) throw new Error(`database is busy (${flaky})`);
+      });
+      bus.publish([created(1)]);
+      await flushMicrotasks();
+      expect([healthy, flaky]).toEqual([1, 1]);
+
+      clock.increment(RETRY_DELAYS_MS[0]! - 1);
+      await flushMicrotasks();
+      expect(flaky).toBe(1);
+      clock.increment(1);
+      await flushMicrotasks();
+      expect([healthy, flaky]).toEqual([1, 2]);
+      expect(acknowledge).not.toHaveBeenCalled();
+
+      clock.increment(RETRY_DELAYS_MS[1]!);
+      await flushMicrotasks();
+      expect([healthy, flaky]).toEqual([1, 3]);
+      await bus.idle();
+      expect(acknowledge.mock.calls).toEqual([[[1]]]);
+      expect(park).not.toHaveBeenCalled();
+      expect(armedTimers(clock)).toBe(0);
+    });
+
+    it('parks an event whose subscriber fails every try: park gets the event and the last error, it is never acknowledged, and it blocks nothing after it', async () => {
+      const { bus, acknowledge, park, clock } = newBus();
+      let tries = 0;
+      bus.on('task.created', (event) => {
+        if (event.id !== 1) return;
+        tries++;
+        throw new Error(`agent 'agt_gone' was not found (try ${tries})`);
+      });
+      bus.publish([created(1), created(2)]);
+      await flushMicrotasks();
+      // The healthy event behind the poisoned one is not held up by it.
+      expect(acknowledge.mock.calls).toEqual([[[2]]]);
+      for (const delay of RETRY_DELAYS_MS) {
+        clock.increment(delay);
+        await flushMicrotasks();
+      }
+      await bus.idle();
+      expect(tries).toBe(RETRY_DELAYS_MS.length + 1);
+      expect(park).toHaveBeenCalledTimes(1);
+      expect(park.mock.calls[0]![0]).toMatchObject({ id: 1, type: 'task.created' });
+      expect((park.mock.calls[0]![1] as Error).message).toBe(`agent 'agt_gone' was not found (try ${tries})`);
+      expect(acknowledge.mock.calls).toEqual([[[2]]]);
+      expect(armedTimers(clock)).toBe(0);
+    });
+
+    it('stop() clears the retry timers: the waiting event is neither acknowledged nor parked (the next boot delivers it) and idle() resolves', async () => {
+      const { bus, acknowledge, park, clock } = newBus();
+      let tries = 0;
+      bus.on('task.created', () => {
+        tries++;
+        throw new Error('disk full');
+      });
+      bus.publish([created(1)]);
+      await flushMicrotasks();
+      expect(armedTimers(clock)).toBe(1);
+      bus.stop();
+      await bus.idle();
+      expect(armedTimers(clock)).toBe(0);
+      clock.increment(RETRY_DELAYS_MS.reduce((a, b) => a + b, 0));
+      await flushMicrotasks();
+      expect(tries).toBe(1);
+      expect(acknowledge).not.toHaveBeenCalled();
+      expect(park).not.toHaveBeenCalled();
+    });
   });
 });

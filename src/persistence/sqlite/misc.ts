@@ -50,11 +50,14 @@ export class SqliteOutbox implements OutboxRepo {
   }
   async pending() {
     return this.sql.all<{ id: number; type: string; payload: string; created_at: number }>(
-      'SELECT * FROM event_outbox ORDER BY id').map((row) => ({
+      'SELECT * FROM event_outbox WHERE parked_at IS NULL ORDER BY id').map((row) => ({
       id: row.id, type: row.type, payload: JSON.parse(row.payload), at: row.created_at,
     }) as DomainEvent);
   }
   async remove(ids: number[]) {
     for (const id of ids) this.sql.run('DELETE FROM event_outbox WHERE id = ?', [id]);
+  }
+  async park(id: number, error: string, at: number) {
+    this.sql.run('UPDATE event_outbox SET parked_at = ?, parked_error = ? WHERE id = ?', [at, error, id]);
   }
 }
