@@ -34,7 +34,7 @@ export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, 
   await tx.runs.update(run.id, { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now });
   await tx.runs.clearToken(run.id);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
-  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   await markAgentFinished(tx, run.agent_id, now);
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
 

@@ -40,6 +40,7 @@ export class RunPipeline {
     const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now()));
     if (prepared.kind === 'gone') return { ranSession: false, retryAt: null };
     if (prepared.kind === 'deferred') return { ranSession: false, retryAt: prepared.until };
+    if (prepared.kind === 'waiting') return { ranSession: false, retryAt: null };
     if (prepared.kind === 'ended') {
       if (prepared.agentChanged) this.ctx.agentChanged(prepared.wakeup.agent_id);
       return { ranSession: false, retryAt: null };

@@ -24,6 +24,8 @@ export type Preparation =
   | { kind: 'ended'; wakeup: Wakeup; agentChanged: boolean }
   /** Back in the queue until `until` (a daily cap): not an ending, the actor offers it again then. */
   | { kind: 'deferred'; wakeup: Wakeup; until: number }
+  /** Parked behind another run's checkout of its task: not an ending, the release offers it again. */
+  | { kind: 'waiting'; wakeup: Wakeup }
   | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
 
 export const hashRunToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -93,11 +95,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
     return { kind: 'deferred', wakeup, until };
   }
 
-  if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) {
-    const holder = (await tx.tasks.get(task.id))?.checkout_agent_id;
-    await decide(ctx, tx, wakeup, 'wakeup_checkout_conflict', `skipped: task is checked out by ${holder}`, now, { holder });
-    return end('skipped', { skip_reason: 'checkout_conflict' });
-  }
+  if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) return waitForCheckout(ctx, tx, wakeup, task.id, now);
 
   const budget = await checkBudgets(ctx, tx, agent, task ?? null, now);
   if (budget.blocked) {
@@ -183,6 +181,26 @@ async function resolveExecutorFor(tx: Tx, agent: Agent, task: Task | null) {
   });
 }
 
+/**
+ * Pinned: a checkout conflict waits, like a blocker, and is never skipped. The wakeup goes back to
+ * the queue parked behind the holder; the holder's release offers it again (WakeupService.
+ * releaseCheckout), and that claim runs the staleness check again.
+ */
+async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, taskId: string, now: number): Promise<Preparation> {
+  const held = (await tx.tasks.get(taskId))!;
+  const holder = held.checkout_wakeup_id ? await tx.wakeups.get(held.checkout_wakeup_id) : undefined;
+  const holderAgent = held.checkout_agent_id ? await tx.agents.get(held.checkout_agent_id) : undefined;
+  const holderName = holderAgent?.name ?? held.checkout_agent_id;
+  const session = holder?.run_id ? `run ${holder.run_id}` : `wakeup ${held.checkout_wakeup_id}`;
+  const own = held.checkout_agent_id === wakeup.agent_id ? ' (its own earlier session)' : '';
+  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, waiting_on_checkout: held.checkout_wakeup_id });
+  await decide(ctx, tx, wakeup, 'wakeup_waiting_on_checkout',
+    `waiting for ${session} of ${holderName} to release the task${own}; it runs once that run ends`, now, {
+      holder_agent_id: held.checkout_agent_id, holder_wakeup_id: held.checkout_wakeup_id, holder_run_id: holder?.run_id ?? null,
+    });
+  return { kind: 'waiting', wakeup };
+}
+
 async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, task: Task | null, now: number) {
   const standings = await budgetStandings(tx, agent, task?.project_id ?? null, now);
   if (standings.length === 0) return { blocked: null };
@@ -200,7 +218,7 @@ async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, task: Ta
 async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, standing: BudgetStanding, now: number) {
   const reason = `${standing.budget.scope} budget exceeded: ${standing.spent.toFixed(2)} of ${standing.budget.limit_usd} USD (${standing.budget.period})`;
   await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
-  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   await decide(ctx, tx, wakeup, 'wakeup_budget_blocked', `skipped and agent paused: ${reason}`, now, {
     budget_id: standing.budget.id, spent_usd: standing.spent, limit_usd: standing.budget.limit_usd,
   }, 'warn');
@@ -209,7 +227,7 @@ async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
 /** Ends a claimed wakeup without a launch, releasing any checkout it holds. */
 export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: Wakeup['status'], fields: Partial<Wakeup>, now: number) {
   await tx.wakeups.update(wakeup.id, { status, finished_at: now, ...fields });
-  if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+  if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   // Whatever ends this wakeup ends only its own request: requests folded into it (a user wake, an
   // event) always proceed by the idle rule, so they go back to the queue and are judged on their own.
   await ctx.wakeups.requeueFolded(tx, wakeup, now);

@@ -1,8 +1,9 @@
 /**
- * The recovery sweep: assigned TODO tasks inside the workspace's lookback window that have no
- * queued, claimed, waiting or finished wakeup get a `task_assigned` wakeup. It runs at boot and
- * then every OFFICE_RECOVERY_SWEEP_SEC; each workspace is swept in one transaction, so two sweeps
- * can never dispatch the same task twice.
+ * The recovery sweep: assigned TODO tasks inside the workspace's lookback window whose current
+ * assignee has no queued, claimed, waiting or finished (with a run) wakeup for them since the task
+ * was last assigned get a `task_assigned` wakeup. It runs at boot and then every
+ * OFFICE_RECOVERY_SWEEP_SEC; each workspace is swept in one transaction, so two sweeps can never
+ * dispatch the same task twice.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -93,10 +94,9 @@ export class RecoverySweep {
     return dispatched;
   }
 
-  /** The spec's per-candidate guards: paused or stopped agent, already queued, budget exhausted. */
+  /** The spec's per-candidate guards: paused or stopped agent, budget exhausted (queued work is excluded by the query). */
   private async skipReason(tx: Tx, agent: Agent, task: Task, now: number): Promise<string | null> {
     if (agent.status === 'paused' || agent.status === 'stopped' || agent.deleted_at !== null) return 'agent_unavailable';
-    if (await tx.wakeups.existsForTask(task.id, ['queued'])) return 'already_queued';
     // The same budgets and caps the pipeline checks: dispatching work it would refuse helps nobody.
     if (budgetVerdict(await budgetStandings(tx, agent, task.project_id, now)).kind === 'block') return 'budget_exhausted';
     return dailyCapOf(tx, agent, now);

@@ -98,6 +98,9 @@ function explainQueued(input: ExplainInput): string {
   if (w.skip_reason === 'daily_run_cap' || w.skip_reason === 'daily_cost_cap') {
     return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${new Date(w.available_at).toISOString()}`;
   }
+  if (w.waiting_on_checkout) {
+    return `queued: ${input.lastDecision ?? `waiting for wakeup ${w.waiting_on_checkout} to release the task`}`;
+  }
   if (w.available_at > input.now) return `queued: held until ${hhmmss(w.available_at)} (coalescing window or delay)`;
   if (actor?.cooldown_until) return `queued: cooling down until ${actor.cooldown_until.slice(11, 19)}`;
   if (actor && actor.running >= actor.max_concurrent_sessions) {

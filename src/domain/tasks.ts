@@ -16,6 +16,7 @@ export function newTask(required: Pick<Task, 'id' | 'workspace_id' | 'title'>, n
     checkout_agent_id: null,
     checkout_wakeup_id: null,
     checkout_at: null,
+    assigned_at: fields.assignee_agent_instance_id ? now : null,
     archived_at: null,
     completed_at: null,
     created_at: now,

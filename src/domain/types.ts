@@ -93,6 +93,8 @@ export interface Task {
   checkout_agent_id: string | null;
   checkout_wakeup_id: string | null;
   checkout_at: number | null;
+  /** When the current assignee was set (null while unassigned). */
+  assigned_at: number | null;
   archived_at: number | null;
   completed_at: number | null;
   created_at: number;
@@ -155,6 +157,8 @@ export interface Wakeup {
   context_snapshot: Record<string, unknown>;
   run_id: string | null;
   routine_run_id: string | null;
+  /** While queued behind another run's checkout of its task: the wakeup that held the task. */
+  waiting_on_checkout: string | null;
   recovered: boolean;
   error: string | null;
   requested_at: number;

@@ -10,6 +10,9 @@
  * - paused / stopped: every available wakeup is claimed at once, ignoring slots and cooldown,
  *   because the pipeline's status guard ends it `finished` with no run (the spec's rule).
  *
+ * A wakeup parked behind another run's checkout of its task leaves the inbox (its dispatch ends
+ * with no retry) and comes back as WAKEUP_QUEUED when that checkout is released: nothing polls.
+ *
  * Every deadline is an absolute timestamp in context, waited on by the `sleepUntil` child, so a
  * snapshot restored after a restart waits only for what is left. Time arrives on events (`at`);
  * the machine never reads a clock.
@@ -56,8 +59,14 @@ export interface AgentInput {
 
 const hasFreeSlot = (c: AgentContext) => c.running.length < c.maxConcurrent;
 const isCoolingDown = (c: AgentContext) => c.cooldownUntil !== null && c.cooldownUntil > c.now;
-const availableEntries = (c: AgentContext) => c.inbox.filter((entry) => entry.availableAt <= c.now);
-const nextAvailableAt = (c: AgentContext) => Math.min(...c.inbox.map((entry) => entry.availableAt));
+/**
+ * Inbox entries that may be claimed once available. A wakeup offered again while its dispatch is
+ * still ending (parked behind a checkout whose release came first) waits for DISPATCH_ENDED: it is
+ * never handed to the pipeline twice at once.
+ */
+const waitingEntries = (c: AgentContext) => c.inbox.filter((entry) => !c.running.includes(entry.wakeupId));
+const availableEntries = (c: AgentContext) => waitingEntries(c).filter((entry) => entry.availableAt <= c.now);
+const nextAvailableAt = (c: AgentContext) => Math.min(...waitingEntries(c).map((entry) => entry.availableAt));
 
 /** How many wakeups may be claimed right now, oldest first. */
 function claimableNow(c: AgentContext): InboxEntry[] {
@@ -121,8 +130,8 @@ export const agentMachine = setup({
   guards: {
     isPaused: ({ context }) => context.mode === 'paused',
     isStopped: ({ context }) => context.mode === 'stopped',
-    inboxEmpty: ({ context }) => context.inbox.length === 0,
-    nothingToDo: ({ context }) => context.inbox.length === 0 && context.running.length === 0,
+    inboxEmpty: ({ context }) => waitingEntries(context).length === 0,
+    nothingToDo: ({ context }) => waitingEntries(context).length === 0 && context.running.length === 0,
     atCapacity: ({ context }) => !hasFreeSlot(context),
     coolingDown: ({ context }) => isCoolingDown(context),
   },
@@ -219,13 +228,13 @@ export type AgentMachine = typeof agentMachine;
 export function describeAgentActor(snapshot: { value: unknown; context: AgentContext }) {
   return {
     state: stateName(snapshot.value),
-    queued: snapshot.context.inbox.length,
+    queued: waitingEntries(snapshot.context).length,
     running: snapshot.context.running.length,
     max_concurrent_sessions: snapshot.context.maxConcurrent,
     cooldown_until: snapshot.context.cooldownUntil !== null && snapshot.context.cooldownUntil > snapshot.context.now
       ? new Date(snapshot.context.cooldownUntil).toISOString()
       : null,
-    next_available_at: snapshot.context.inbox.length
+    next_available_at: waitingEntries(snapshot.context).length
       ? new Date(nextAvailableAt(snapshot.context)).toISOString()
       : null,
   };

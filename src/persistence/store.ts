@@ -101,13 +101,15 @@ export interface TaskRepo {
   unassignOpen(agentId: string, at: number): Promise<Pick<Task, 'id' | 'workspace_id' | 'title'>[]>;
   /** Compare-and-set on the checkout columns; false when another wakeup holds the task. */
   checkout(taskId: string, agentId: string, wakeupId: string, at: number): Promise<boolean>;
-  releaseCheckout(taskId: string, wakeupId: string): Promise<void>;
+  /** Frees the task if this wakeup holds it; true when it did (the waiters are then offered it). */
+  releaseCheckout(taskId: string, wakeupId: string): Promise<boolean>;
   /** Tasks listing `blockerId` among their blockers. */
   dependentsOf(blockerId: string): Promise<Task[]>;
   /** Blockers of a task that have not resolved yet (not DONE or CANCELLED). */
   openBlockers(taskId: string): Promise<string[]>;
   children(parentId: string): Promise<Task[]>;
-  recoveryCandidates(createdSince: number, workspaceId: string): Promise<Task[]>;
+  /** Assigned TODO tasks the recovery sweep should dispatch (of one assignee, when given). */
+  recoveryCandidates(createdSince: number, workspaceId: string, agentId?: string): Promise<Task[]>;
   countInState(agentId: string, state: TaskState): Promise<number>;
   countByStateIn(workspaceId: string, since: number): Promise<Partial<Record<TaskState, number>>>;
 }
@@ -187,11 +189,13 @@ export interface WakeupRepo {
   unfold(targetId: string, since: number, now: number): Promise<Wakeup[]>;
   /** Wakeups that ended with no run because the agent was paused or stopped, since `since`. */
   droppedWhileUnavailable(agentId: string, since: number): Promise<Wakeup[]>;
+  /** Queued wakeups of the task parked behind a checkout of it (pinned: checkout conflicts wait). */
+  waitingOnCheckout(taskId: string): Promise<Wakeup[]>;
+  /** Ids of parked wakeups whose task is still checked out by another wakeup: not offered at boot. */
+  parkedBehindHeldCheckouts(): Promise<string[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
   releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;
-  /** Any wakeup for the task in one of these statuses. */
-  existsForTask(taskId: string, statuses: readonly WakeupStatus[]): Promise<boolean>;
   countByStatus(): Promise<Record<string, number>>;
 }
 

@@ -68,7 +68,7 @@ export class TaskService {
       for (const [i, reviewer] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, reviewer, `reviewers.${i}`);
       const now = this.deps.clock.now();
       const { blocked_by, reviewers, ...fields } = body;
-      await tx.tasks.update(id, { ...fields, updated_at: now });
+      await tx.tasks.update(id, { ...fields, updated_at: now, ...(reassigned ? { assigned_at: fields.assignee_agent_instance_id ? now : null } : {}) });
       if (blocked_by) await tx.tasks.setBlockers(id, blocked_by);
       if (reviewers) await tx.tasks.setReviewers(id, reviewers);
       if (reassigned) {
@@ -85,7 +85,7 @@ export class TaskService {
     for (const retry of await tx.wakeups.pendingRetriesFor(task.id, task.assignee_agent_instance_id)) {
       await tx.wakeups.update(retry.id, { status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now });
       await this.wakeups.requeueFolded(tx, retry, now);
-      await tx.tasks.releaseCheckout(task.id, retry.id);
+      await this.wakeups.releaseCheckout(tx, task.id, retry.id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,
         wakeup_id: retry.id, message: 'retry cancelled: the task was reassigned',

@@ -108,12 +108,24 @@ export class WakeupService {
     }
   }
 
+  /**
+   * Frees the task if `wakeupId` holds it, and offers it to the wakeups parked behind that checkout
+   * (pinned: checkout conflicts wait): their agent actors hear of them again after commit, so the
+   * wait needs no polling. Every release of a checkout goes through here.
+   */
+  async releaseCheckout(tx: Tx, taskId: string, wakeupId: string): Promise<void> {
+    if (!(await tx.tasks.releaseCheckout(taskId, wakeupId))) return;
+    for (const waiter of await tx.wakeups.waitingOnCheckout(taskId)) {
+      tx.afterCommit(() => this.notifier.wakeupQueued(waiter.agent_id, waiter.id, waiter.available_at));
+    }
+  }
+
   /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. */
   async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number): Promise<void> {
     for (const wakeup of await tx.wakeups.listOpen(agent.id)) {
       if (wakeup.status === 'claimed') continue; // running now: it finishes on its own
       await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: reason, finished_at: now });
-      if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+      if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
         wakeup_id: wakeup.id, message: `cancelled: ${reason}`, details: { reason },
@@ -170,6 +182,7 @@ export class WakeupService {
       context_snapshot: { wakes: [wakeEntry(id, request.source, reason, payload, now)] } satisfies WakeContext,
       run_id: null,
       routine_run_id: request.routine_run_id ?? null,
+      waiting_on_checkout: null,
       recovered: request.recovered ?? false,
       error: null,
       requested_at: now,

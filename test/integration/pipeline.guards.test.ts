@@ -144,8 +144,8 @@ describe('pre-execution budget check (spec scenarios)', () => {
   });
 });
 
-describe('atomic task checkout (spec scenarios)', () => {
-  it('GIVEN agent A holds the checkout of task T in a running session WHEN a second wakeup for T is claimed concurrently THEN it is skipped with checkout_conflict, exactly one run executes and the checkout is released afterwards', async () => {
+describe('atomic task checkout (spec scenarios; pinned: checkout conflicts wait)', () => {
+  it('GIVEN agent A (max_concurrent_sessions=2) runs task T WHEN a comment on T wakes A again THEN the comment wakeup waits for that run to end, is never skipped, and then runs', async () => {
     h = await startHarness();
     const started = mkdtempSync(join(tmpdir(), 'office-started-'));
     tempDirs.push(started);
@@ -161,26 +161,33 @@ describe('atomic task checkout (spec scenarios)', () => {
     // A comment on T wakes A again; with a free slot it is claimed while the first session holds T.
     const comment = await h.api('POST', `/api/office/tasks/${taskId}/comments`, { body: 'Also check the edge case', author_type: 'user', author_id: 'u1' });
     expect(comment.status).toBe(201);
-    const second = await h.waitFor(async () => {
+    const [entry] = await h.waitFor(async () => {
       const [w] = await listWakeups({ agent_id: agentId, source: 'comment' });
-      return w && w.status !== 'queued' && w.status !== 'claimed' ? w : undefined;
-    }, 'the comment wakeup to end');
-    expect(second).toMatchObject({ status: 'skipped', skip_reason: 'checkout_conflict', run_id: null, task_id: taskId });
-    expect((await getWakeup(second.id)).explain).toBe('skipped: another agent holds the task');
-    const [entry] = await listActivity({ wakeup_id: second.id, code: 'wakeup_checkout_conflict' });
-    expect(entry.details).toMatchObject({ holder: agentId });
-    // The skip released nothing it did not hold: the first session still has T.
+      return w ? listActivity({ wakeup_id: w.id, code: 'wakeup_waiting_on_checkout' }).then((list) => (list.length ? list : null)) : null;
+    }, 'the comment wakeup to wait on the checkout');
+    expect(entry.details).toMatchObject({ holder_agent_id: agentId, holder_wakeup_id: firstRun.wakeup_id, holder_run_id: firstRun.id });
+    const waiting = await getWakeup(entry.wakeup_id);
+    expect(waiting).toMatchObject({ status: 'queued', run_id: null, task_id: taskId, claimed_at: null });
+    expect(waiting.explain).toMatch(/^queued: waiting for .*run .* of Agent A to release the task/);
+    expect(waiting.explain).not.toMatch(/another agent/);
+    // Waiting released nothing it did not hold: the first session still has T.
     expect((await h.api('GET', `/api/office/tasks/${taskId}`)).body.checkout_wakeup_id).toBe(firstRun.wakeup_id);
 
-    await h.waitFor(async () => (await listRuns({ task_id: taskId })).every((r) => r.status === 'succeeded') || undefined, 'the first session to end');
+    const second = await waitForWakeupStatus(waiting.id, 'finished', 'the comment wakeup to run after the first session');
+    expect(second.skip_reason).toBeNull();
     const runs = await listRuns({ task_id: taskId });
-    expect(runs).toHaveLength(1);
-    expect(runs[0].id).toBe(firstRun.id);
-    expect(readdirSync(started).filter((f) => f.endsWith('.started'))).toEqual([`${firstRun.id}.started`]);
+    expect(runs).toHaveLength(2);
+    const secondRun = runs.find((r) => r.wakeup_id === second.id);
+    expect(secondRun).toMatchObject({ agent_id: agentId, status: 'succeeded' });
+    const first = runs.find((r) => r.id === firstRun.id);
+    // It waited: the second session started only after the first one had ended.
+    expect(Date.parse(secondRun.started_at)).toBeGreaterThanOrEqual(Date.parse(first.finished_at));
+    expect(readdirSync(started).filter((f) => f.endsWith('.started')).sort()).toEqual([`${firstRun.id}.started`, `${secondRun.id}.started`].sort());
+    expect(await listWakeups({ agent_id: agentId, status: 'skipped' })).toEqual([]);
     const released = (await h.api('GET', `/api/office/tasks/${taskId}`)).body;
     expect(released).toMatchObject({ checkout_agent_id: null, checkout_wakeup_id: null, checkout_at: null });
   });
-  it('GIVEN agent A holds the checkout of task T WHEN T enters review and reviewer B is woken THEN B\'s wakeup is skipped with checkout_conflict naming A, and is not retried', async () => {
+  it('GIVEN agent A holds the checkout of task T WHEN T enters review and reviewer B is woken THEN B\'s review waits for A\'s run to end and then runs', async () => {
     h = await startHarness();
     const { workspaceId, agentId: agentA } = await seedAgent(h, {
       name: 'Agent A', executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '1200' }),
@@ -191,19 +198,19 @@ describe('atomic task checkout (spec scenarios)', () => {
     const firstRun = await waitForRun({ task_id: taskId }, 'running', 'A\'s session');
 
     expect((await h.api('POST', `/api/office/tasks/${taskId}/move`, { state: 'IN_REVIEW' })).status).toBe(200);
-    const reviewWakeup = await h.waitFor(async () => {
+    const [entry] = await h.waitFor(async () => {
       const [w] = await listWakeups({ agent_id: agentB });
-      return w && w.status !== 'queued' && w.status !== 'claimed' ? w : undefined;
-    }, 'the reviewer wakeup to end');
-    expect(reviewWakeup).toMatchObject({ status: 'skipped', skip_reason: 'checkout_conflict', run_id: null, task_id: taskId });
-    expect(reviewWakeup.payload).toMatchObject({ as: 'reviewer' });
-    const [entry] = await listActivity({ wakeup_id: reviewWakeup.id, code: 'wakeup_checkout_conflict' });
-    expect(entry.details).toMatchObject({ holder: agentA });
+      return w ? listActivity({ wakeup_id: w.id, code: 'wakeup_waiting_on_checkout' }).then((list) => (list.length ? list : null)) : null;
+    }, 'the reviewer wakeup to wait on the checkout');
+    expect(entry.details).toMatchObject({ holder_agent_id: agentA, holder_wakeup_id: firstRun.wakeup_id });
+    expect((await getWakeup(entry.wakeup_id)).explain).toMatch(/^queued: waiting for .* of Agent A to release the task/);
 
-    await h.waitFor(async () => (await listRuns({ task_id: taskId })).every((r) => r.status === 'succeeded') || undefined, 'A\'s session to end');
-    expect((await listRuns({ task_id: taskId })).map((r) => r.id)).toEqual([firstRun.id]);
-    expect(await listRuns({ agent_id: agentB })).toEqual([]);
-    expect((await getWakeup(reviewWakeup.id)).status).toBe('skipped');
+    const review = await waitForWakeupStatus(entry.wakeup_id, 'finished', 'the review to run after A\'s session');
+    expect(review.payload).toMatchObject({ as: 'reviewer' });
+    const reviewRun = await waitForRun({ agent_id: agentB }, 'succeeded', 'B\'s review run');
+    expect(reviewRun).toMatchObject({ task_id: taskId, wakeup_id: review.id });
+    const aRun = (await listRuns({ task_id: taskId })).find((r) => r.id === firstRun.id);
+    expect(Date.parse(reviewRun.started_at)).toBeGreaterThanOrEqual(Date.parse(aRun.finished_at));
     const released = (await h.api('GET', `/api/office/tasks/${taskId}`)).body;
     expect(released).toMatchObject({ checkout_agent_id: null, checkout_wakeup_id: null, checkout_at: null });
   });

@@ -107,6 +107,29 @@ describe('recovery sweep (spec scenarios)', () => {
     }
   });
 
+  it('GIVEN a task its former assignee worked on WHEN the new assignee never got a wakeup THEN the sweep dispatches it to the new assignee (only the current assignee\'s wakeups since the last assignment count)', async () => {
+    h = await startHarness();
+    const { workspaceId, agentId: x } = await seedAgent(h, { name: 'X' });
+    const y = await createAgent(workspaceId, { name: 'Y' });
+    const reassigned = (await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Reassigned', assignee_agent_instance_id: x })).body.id;
+    const backAgain = (await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Back to X', assignee_agent_instance_id: x })).body.id;
+    for (const id of [reassigned, backAgain]) await waitForRun({ task_id: id }, 'succeeded', 'X\'s run');
+    await h.waitFor(async () => (await listWakeups({ agent_id: x })).every((w) => w.status === 'finished'), 'X\'s wakeups to finish');
+
+    // Reassigned without the events (the lost-event case the sweep exists for): to Y, and X -> Y -> X.
+    await h.scheduler.store.transaction(async (tx) => {
+      await tx.tasks.update(reassigned, { assignee_agent_instance_id: y, assigned_at: Date.now() });
+      await tx.tasks.update(backAgain, { assignee_agent_instance_id: x, assigned_at: Date.now() + 1 });
+    });
+    expect(await h.scheduler.recovery.sweep()).toBe(2);
+    const [forY] = (await listWakeups({ task_id: reassigned })).filter((w) => w.recovered);
+    expect(forY).toMatchObject({ agent_id: y, source: 'task_assigned' });
+    const [forX] = (await listWakeups({ task_id: backAgain })).filter((w) => w.recovered);
+    expect(forX).toMatchObject({ agent_id: x, source: 'task_assigned' });
+    // Their own wakeups now count: the next sweep leaves both alone.
+    expect(await h.scheduler.recovery.sweep()).toBe(0);
+  });
+
   it('honours a workspace recovery_lookback_hours other than the default', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h, {}, { recovery_lookback_hours: 1 });

@@ -164,6 +164,62 @@ describe('agent machine', () => {
   });
 });
 
+describe('agent machine: wakeups parked behind a checkout (pinned: checkout conflicts wait)', () => {
+  it('a dispatch that ends parked (no run, no retry) leaves the inbox: the actor does not claim it again or arm a timer until the release offers it', () => {
+    const agent = startAgent({ settings: { maxConcurrent: 2, cooldownMs: 0 } });
+    agent.queue('holder');
+    agent.queue('waiter');
+    expect(agent.dispatched).toEqual(['holder', 'waiter']);
+    agent.end('waiter', false);
+    expect(agent.view()).toMatchObject({ state: 'active.working', running: 1, queued: 0, next_available_at: null });
+    agent.clock.increment(3_600_000);
+    expect(agent.dispatched).toEqual(['holder', 'waiter']);
+
+    // The holder's run ends and releases the task: the waiter is offered again and claimed at once.
+    agent.end('holder');
+    agent.queue('waiter', T0);
+    expect(agent.dispatched).toEqual(['holder', 'waiter', 'waiter']);
+    expect(agent.view()).toMatchObject({ state: 'active.working', running: 1, queued: 0 });
+  });
+
+  it('a release that offers the waiter before its own dispatch has ended does not hand it to the pipeline twice, and does not spin', () => {
+    const agent = startAgent({ settings: { maxConcurrent: 3, cooldownMs: 0 } });
+    agent.queue('holder');
+    agent.queue('waiter');
+    expect(agent.dispatched).toEqual(['holder', 'waiter']);
+    // The holder's release commits (and offers the waiter) before the waiter's parked outcome arrives.
+    agent.end('holder');
+    agent.queue('waiter', T0);
+    expect(agent.dispatched).toEqual(['holder', 'waiter']);
+    expect(agent.view()).toMatchObject({ state: 'active.working', running: 1, queued: 0 });
+    agent.clock.increment(60_000);
+    expect(agent.dispatched).toEqual(['holder', 'waiter']);
+
+    agent.end('waiter', false);
+    expect(agent.dispatched).toEqual(['holder', 'waiter', 'waiter']);
+    expect(agent.view()).toMatchObject({ running: 1, queued: 0 });
+  });
+
+  it('a snapshot taken while a wakeup is parked restores without it; reconcile offers it again from the rows', () => {
+    const first = startAgent({ settings: { maxConcurrent: 2, cooldownMs: 0 } });
+    first.queue('holder');
+    first.queue('waiter');
+    first.end('waiter', false);
+    const persisted = first.actor.getPersistedSnapshot();
+    first.actor.stop();
+
+    const clock = new SimulatedClock();
+    clock.set(T0 + 1_000);
+    const restored = startAgent({ snapshot: JSON.parse(JSON.stringify(persisted)), clock, settings: { maxConcurrent: 2, cooldownMs: 0 } });
+    expect(restored.view()).toMatchObject({ running: 1, queued: 0 });
+    expect(restored.dispatched).toEqual([]);
+    // After a restart the holder's session is gone: the rows say the waiter is queued.
+    restored.actor.send({ type: 'RECONCILE', settings: settings({ maxConcurrent: 2, cooldownMs: 0 }), inbox: [{ wakeupId: 'waiter', availableAt: T0 }], cooldownUntil: null, at: clock.now() });
+    expect(restored.dispatched).toEqual(['waiter']);
+    expect(restored.view()).toMatchObject({ state: 'active.working', running: 1, queued: 0 });
+  });
+});
+
 describe('agent machine: settings changes (pause, resume, stop, capacity)', () => {
   const change = (agent: ReturnType<typeof startAgent>, overrides: Partial<AgentSettings>) =>
     agent.actor.send({ type: 'SETTINGS_CHANGED', settings: settings(overrides), at: agent.clock.now() });

@@ -9,7 +9,7 @@ const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).joi
 const TASK_COLUMNS = [
   'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
   'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
-  'checkout_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
+  'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
 ] as const;
 
 export class SqliteTasks implements TaskRepo {
@@ -104,9 +104,9 @@ export class SqliteTasks implements TaskRepo {
   }
 
   async releaseCheckout(taskId: string, wakeupId: string) {
-    this.sql.run(
+    return this.sql.run(
       'UPDATE tasks SET checkout_agent_id = NULL, checkout_wakeup_id = NULL, checkout_at = NULL WHERE id = ? AND checkout_wakeup_id = ?',
-      [taskId, wakeupId]);
+      [taskId, wakeupId]).changes === 1;
   }
 
   async dependentsOf(blockerId: string) {
@@ -127,14 +127,21 @@ export class SqliteTasks implements TaskRepo {
       .map((row) => this.withLinks(row));
   }
 
-  async recoveryCandidates(createdSince: number, workspaceId: string) {
+  async recoveryCandidates(createdSince: number, workspaceId: string, agentId?: string) {
+    // Only the current assignee's wakeups since the task was last assigned count (a former
+    // assignee's do not), and a wakeup that ended `finished` with no run never worked on it (its
+    // agent was paused or stopped): the sweep is what picks such tasks up.
     return this.table.many(
       `SELECT t.* FROM tasks t
        WHERE t.workspace_id = @workspace AND t.state = 'TODO' AND t.assignee_agent_instance_id IS NOT NULL
+         AND (@agent IS NULL OR t.assignee_agent_instance_id = @agent)
          AND t.archived_at IS NULL AND t.created_at >= @since
-         AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w WHERE w.task_id = t.id
-                         AND w.status IN ('queued', 'claimed', 'scheduled_retry', 'finished'))
-       ORDER BY t.created_at`, { workspace: workspaceId, since: createdSince })
+         AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w
+                         WHERE w.task_id = t.id AND w.agent_id = t.assignee_agent_instance_id
+                           AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
+                           AND (w.status IN ('queued', 'claimed', 'scheduled_retry')
+                                OR (w.status = 'finished' AND w.run_id IS NOT NULL)))
+       ORDER BY t.created_at`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null })
       .map((row) => this.withLinks(row));
   }
 

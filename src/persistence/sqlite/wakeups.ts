@@ -1,4 +1,4 @@
-import type { Wakeup, WakeupStatus } from '../../domain/types.js';
+import type { Wakeup } from '../../domain/types.js';
 import type { WakeupFilter, WakeupRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
@@ -6,7 +6,7 @@ import { Table, clampLimit, whereClause } from './table.js';
 const WAKEUP_COLUMNS = [
   'id', 'workspace_id', 'agent_id', 'source', 'reason', 'payload', 'task_id', 'status', 'cancel_reason', 'skip_reason',
   'coalesced_count', 'coalesced_into_id', 'idempotency_key', 'retry_count', 'scheduled_retry_at', 'available_at',
-  'context_snapshot', 'run_id', 'routine_run_id', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
+  'context_snapshot', 'run_id', 'routine_run_id', 'waiting_on_checkout', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
 ] as const;
 
 export class SqliteWakeups implements WakeupRepo {
@@ -57,7 +57,7 @@ export class SqliteWakeups implements WakeupRepo {
 
   async claim(id: string, at: number) {
     return this.table.one(
-      `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL
+      `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
        WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') RETURNING *`, { id, at });
   }
 
@@ -86,6 +86,19 @@ export class SqliteWakeups implements WakeupRepo {
          AND skip_reason IN ('agent_paused', 'agent_stopped') AND finished_at >= ? ORDER BY requested_at`, [agentId, since]);
   }
 
+  async waitingOnCheckout(taskId: string) {
+    return this.table.many(
+      `SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status = 'queued' AND waiting_on_checkout IS NOT NULL
+       ORDER BY requested_at, rowid`, [taskId]);
+  }
+
+  async parkedBehindHeldCheckouts() {
+    return this.sql.all<{ id: string }>(
+      `SELECT w.id FROM agent_wakeup_requests w JOIN tasks t ON t.id = w.task_id
+       WHERE w.status = 'queued' AND w.waiting_on_checkout IS NOT NULL
+         AND t.checkout_wakeup_id IS NOT NULL AND t.checkout_wakeup_id <> w.id`).map((row) => row.id);
+  }
+
   async releaseDeferred(agentId: string, now: number) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET available_at = @now, skip_reason = NULL
@@ -103,13 +116,6 @@ export class SqliteWakeups implements WakeupRepo {
     return this.table.many(
       "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at",
       [taskId]);
-  }
-
-  async existsForTask(taskId: string, statuses: readonly WakeupStatus[]) {
-    const placeholders = statuses.map(() => '?').join(', ');
-    return this.sql.get(
-      `SELECT 1 FROM agent_wakeup_requests WHERE task_id = ? AND status IN (${placeholders}) LIMIT 1`,
-      [taskId, ...statuses]) !== undefined;
   }
 
   async countByStatus() {
