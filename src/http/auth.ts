@@ -1,7 +1,8 @@
 import { safeEqual } from '../domain/webhookSignature.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashRunToken } from '../actors/prepare.js';
-import type { Store } from '../persistence/store.js';
+import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
+import type { Store, Tx } from '../persistence/store.js';
 import { ServiceError, forbidden } from '../services/errors.js';
 
 export type Principal =
@@ -13,8 +14,14 @@ declare module 'fastify' {
     principal: Principal;
   }
   interface FastifyContextConfig {
-    /** Routes an agent may call with its run token; every other route answers 403 to one. */
+    /** Writes an agent may make with its run token; every other write answers 403 to one. */
     agentAllowed?: boolean;
+    /**
+     * How a read (GET) judges a run token (runTokenScope.ts): by the records it returns (`records`,
+     * the default; `workspaces`; `runs`), by the workspace of the resource its `:id` names
+     * (`{ ownerOf }`, for records that carry no workspace), or not at all (`false`: a 403).
+     */
+    agentRead?: RecordKind | { ownerOf: 'agent' | 'routine' | 'routine_trigger' } | false;
     /** Routes that also take the API token as `?token=`: the event stream, since EventSource cannot send headers. */
     queryToken?: boolean;
   }
@@ -61,7 +68,11 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
       const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
       if (run && run.status === 'running') {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
-        if (!request.routeOptions.config?.agentAllowed) throw forbidden('a run token may only comment, move its own tasks, create subtasks and wake its own agent');
+        if (isRead(request)) {
+          if (request.routeOptions.config?.agentRead === false) throw forbidden(`a run token may not read ${request.routeOptions.url}`);
+        } else if (!request.routeOptions.config?.agentAllowed) {
+          throw forbidden('a run token may only read its own workspace, comment, move its own tasks, create subtasks and wake its own agent');
+        }
         return;
       }
       throw new ServiceError('unauthorized', 'invalid or expired bearer token');
@@ -69,4 +80,42 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
     if (apiToken) throw new ServiceError('unauthorized', 'missing bearer token: set Authorization: Bearer <OFFICE_API_TOKEN>');
     request.principal = { kind: 'user' };
   });
+  registerRunTokenReadScope(app, store);
+}
+
+function isRead(request: FastifyRequest): boolean {
+  return request.method === 'GET' || request.method === 'HEAD';
+}
+
+function agentReader(request: FastifyRequest): RunTokenScope | null {
+  const principal = request.principal;
+  return principal?.kind === 'agent' && isRead(request) ? { agentId: principal.agentId, workspaceId: principal.workspaceId } : null;
+}
+
+/** A run token reads only its own workspace, and no other agent's runs (API.md, "Run token"). */
+function registerRunTokenReadScope(app: FastifyInstance, store: Store): void {
+  // Records that carry no workspace (summaries, routine runs): the resource the path names decides, before the handler runs.
+  app.addHook('preHandler', async (request) => {
+    const scope = agentReader(request);
+    const rule = request.routeOptions.config?.agentRead;
+    if (!scope || typeof rule !== 'object' || !rule) return;
+    const id = (request.params as { id?: string }).id ?? '';
+    const workspaceId = await store.read((tx) => workspaceOfResource(tx, rule.ownerOf, id));
+    // An unknown id is the handler's 404; only a resource of another workspace is refused here.
+    if (workspaceId !== undefined && workspaceId !== scope.workspaceId) throw forbidden('a run token may read only its own workspace');
+  });
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const scope = agentReader(request);
+    const rule = request.routeOptions.config?.agentRead ?? 'records';
+    if (!scope || typeof rule === 'object' || reply.statusCode >= 300) return payload;
+    const scoped = scopeReadForRunToken(payload, scope, rule === false ? 'records' : rule);
+    if ('refused' in scoped) throw forbidden(scoped.refused);
+    return scoped.payload;
+  });
+}
+
+async function workspaceOfResource(tx: Tx, kind: 'agent' | 'routine' | 'routine_trigger', id: string): Promise<string | undefined> {
+  if (kind === 'agent') return (await tx.agents.get(id))?.workspace_id;
+  const routineId = kind === 'routine' ? id : (await tx.routines.getTrigger(id))?.routine_id;
+  return routineId === undefined ? undefined : (await tx.routines.get(routineId))?.workspace_id;
 }

@@ -192,7 +192,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     expect(await listWakeups({ agent_id: commenter, source: 'comment' })).toEqual([]);
   });
 
-  it('anything else is a 403 and changes nothing: listing agents, moving another agent\'s task, a top-level task, waking another agent, resolving an approval, patching a task, a task of another workspace', async () => {
+  it('anything else is a 403 and changes nothing: reading another workspace or another agent\'s run, moving another agent\'s task, a top-level task, waking another agent, resolving an approval, patching a task, a task of another workspace', async () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
     const ws = await createWorkspace();
@@ -203,9 +203,11 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     await firstRun(owner);
     const approval = await call('POST', '/api/office/approvals', { requested_by_agent_id: owner, title: 'Deploy?' }, 201);
 
+    const ownerRun = await firstRun(owner);
     const cases: [string, unknown][] = [
-      ['GET /api/office/agents', apiCall(record, `/api/office/agents?workspace_id=${ws}`, undefined, 'GET')],
-      ['GET /api/office/agents/:id', apiCall(record, `/api/office/agents/${owner}`, undefined, 'GET')],
+      ['GET a task of another workspace', apiCall(record, `/api/office/tasks/${foreign.id}`, undefined, 'GET')],
+      ['GET another workspace', apiCall(record, `/api/office/workspaces/${otherWs}`, undefined, 'GET')],
+      ["GET another agent's run", apiCall(record, `/api/office/runs/${ownerRun.id}`, undefined, 'GET')],
       ["move another agent's task", apiCall(record, `/api/office/tasks/${theirs.id}/move`, { state: 'DONE' })],
       ['a top-level task', apiCall(record, '/api/office/tasks', { workspace_id: ws, title: 'Rogue task' })],
       ['a subtask in another workspace', apiCall(record, '/api/office/tasks', { workspace_id: otherWs, title: 'Rogue subtask', parent_id: foreign.id })],
@@ -234,6 +236,39 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     expect(await listWakeups({ agent_id: owner, source: 'self' })).toEqual([]);
     expect(await listWakeups({ agent_id: owner, source: 'user' })).toEqual([]);
     expect((await get(`/api/office/agents?workspace_id=${ws}`)).map((a: any) => a.name)).not.toContain('Clone');
+  });
+
+  it('during its run an agent may read its own agent and its own task (200), but not another agent\'s run (403)', async () => {
+    h = await startHarness();
+    const record = join(h.dir, 'record');
+    const ws = await createWorkspace();
+    const otherWs = await createWorkspace('Elsewhere');
+    const other = await agent(ws, 'Other', fixtureAgent('succeed.mjs'), { cooldown_sec: 3600 });
+    await createTask({ workspace_id: ws, title: 'Other task', assignee_agent_instance_id: other });
+    const otherRun = await firstRun(other);
+    const foreignTask = await createTask({ workspace_id: otherWs, title: 'Foreign task' });
+
+    const readsItself = await agent(ws, 'Self reader', apiCall(record, '/api/office/agents/{agent_id}', undefined, 'GET'));
+    const readsItsTask = await agent(ws, 'Task reader', apiCall(record, '/api/office/tasks/{task_id}', undefined, 'GET'));
+    const readsOtherRun = await agent(ws, 'Run reader', apiCall(record, `/api/office/runs/${otherRun.id}`, undefined, 'GET'));
+    const listsTasks = await agent(ws, 'Task lister', apiCall(record, `/api/office/tasks?workspace_id=${otherWs}`, undefined, 'GET'));
+    const readsSummaries = await agent(ws, 'Summary reader', apiCall(record, `/api/office/agents/${other}/summaries`, undefined, 'GET'));
+    const [self, task, run, foreignList, summaries] = await Promise.all([
+      callOnce(readsItself), taskBound(readsItsTask, ws), callOnce(readsOtherRun), callOnce(listsTasks), callOnce(readsSummaries),
+    ]);
+
+    expect(self.status, JSON.stringify(self.body)).toBe(200);
+    expect(self.body).toMatchObject({ id: readsItself, workspace_id: ws, name: 'Self reader' });
+    expect(task.status, JSON.stringify(task.body)).toBe(200);
+    expect(task.body).toMatchObject({ id: task.task.id, assignee_agent_instance_id: readsItsTask });
+    expect(run.status).toBe(403);
+    expect(run.body.error.code).toBe('forbidden');
+    expect(JSON.stringify(run.body)).not.toContain(otherRun.wakeup_id);
+    // A list of another workspace reveals nothing.
+    expect(foreignList.status).toBe(200);
+    expect(foreignList.body).toEqual([]);
+    expect(foreignTask.workspace_id).toBe(otherWs);
+    expect(summaries.status).toBe(200);
   });
 
   it('a run token used after its run has ended is a 401, on an allowed route too, and writes nothing', async () => {
@@ -269,12 +304,18 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
       const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'with a run token', author_type: 'user', author_id: 'u' }));
       const mover = await agent(ws, 'Mover', apiCall(record, '/api/office/tasks/{task_id}/move', { state: 'IN_REVIEW' }));
       const lister = await agent(ws, 'Lister', apiCall(record, '/api/office/agents', undefined, 'GET'));
-      const [commented, moved, listed] = await Promise.all([taskBound(commenter, ws), taskBound(mover, ws), callOnce(lister)]);
+      const patcher = await agent(ws, 'Patcher', apiCall(record, `/api/office/agents/{agent_id}`, { name: 'Renamed' }, 'PATCH'));
+      const otherWs = await createWorkspace('Elsewhere');
+      await agent(otherWs, 'Stranger', fixtureAgent('succeed.mjs'));
+      const [commented, moved, listed, patched] = await Promise.all([taskBound(commenter, ws), taskBound(mover, ws), callOnce(lister), callOnce(patcher)]);
       expect(commented.status).toBe(201);
       expect(commented.body).toMatchObject({ author_type: 'agent', author_id: commenter });
       expect(moved.status).toBe(200);
       expect(moved.body.state).toBe('IN_REVIEW');
-      expect(listed.status).toBe(403);
+      // A read lists only the token's own workspace.
+      expect(listed.status).toBe(200);
+      expect(listed.body.map((a: any) => a.name).sort()).toEqual(['Commenter', 'Lister', 'Mover', 'Patcher']);
+      expect(patched.status).toBe(403);
 
       const token = recordOf(record, commented.run.id).env.OFFICE_RUN_TOKEN!;
       const late = await h.api('POST', `/api/office/tasks/${commented.task.id}/comments`, { body: 'late', author_type: 'agent', author_id: commenter }, { authorization: `Bearer ${token}` });

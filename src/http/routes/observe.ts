@@ -28,9 +28,9 @@ export function observeRoutes(ctx: AppContext) {
         return { ...(toApi(wakeup) as object), explain: await explain(ctx, tx, wakeup), activity: toApi(activity) };
       }));
 
-    r.get('/api/office/runs', { schema: { querystring: RunListQuery } }, async (req) =>
+    r.get('/api/office/runs', { schema: { querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
-    r.get('/api/office/runs/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/runs/:id', { schema: { params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
     r.get('/api/office/activity', { schema: { querystring: ActivityQuery } }, async (req) =>

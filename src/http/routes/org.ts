@@ -22,8 +22,8 @@ export function orgRoutes(ctx: AppContext) {
 
     r.post('/api/office/workspaces', { schema: { body: CreateWorkspaceBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
-    r.get('/api/office/workspaces/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/workspaces', { config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+    r.get('/api/office/workspaces/:id', { schema: { params: IdParams }, config: { agentRead: 'workspaces' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.workspaces.get(req.params.id)) ?? throwNotFound('workspace', req.params.id)));
     r.patch('/api/office/workspaces/:id', { schema: { params: IdParams, body: PatchWorkspaceBody } }, async (req) =>
       toApi(await ctx.org.updateWorkspace(req.params.id, req.body)));
@@ -57,7 +57,7 @@ export function orgRoutes(ctx: AppContext) {
       // A repeat of an earlier request is answered with what it created, and creates nothing.
       return reply.code(outcome.kind === 'duplicate' ? 200 : 202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
     });
-    r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams }, config: { agentRead: { ownerOf: 'agent' } } }, async (req) =>
       toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
 }

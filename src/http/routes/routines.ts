@@ -48,7 +48,7 @@ export function routineRoutes(ctx: AppContext) {
       await ctx.routines.remove(req.params.id);
       return reply.code(204).send();
     });
-    r.get('/api/office/routines/:id/runs', { schema: { params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) } }, async (req) =>
+    r.get('/api/office/routines/:id/runs', { schema: { params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) }, config: { agentRead: { ownerOf: 'routine' } } }, async (req) =>
       ctx.store.read(async (tx) => {
         if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
         return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
@@ -65,7 +65,7 @@ export function routineRoutes(ctx: AppContext) {
       await ctx.routines.removeTrigger(req.params.id);
       return reply.code(204).send();
     });
-    r.get('/api/office/routine-triggers/:id/preview', { schema: { params: IdParams, querystring: PreviewQuery } }, async (req) => {
+    r.get('/api/office/routine-triggers/:id/preview', { schema: { params: IdParams, querystring: PreviewQuery }, config: { agentRead: { ownerOf: 'routine_trigger' } } }, async (req) => {
       const trigger = await ctx.store.read((tx) => tx.routines.getTrigger(req.params.id)) ?? throwNotFound('routine trigger', req.params.id);
       if (trigger.kind !== 'schedule') throw invalid('id', `trigger '${trigger.id}' is a ${trigger.kind} trigger; only schedule triggers have fire times`);
       const times = nextFireTimes(trigger.cron_expression!, trigger.timezone ?? 'UTC', new Date(ctx.clock.now()), req.query.count ?? 5);

@@ -23,7 +23,8 @@ export function systemRoutes(ctx: AppContext) {
       for (const response of open) response.end();
       open.clear();
     });
-    app.get('/api/office/stream', { schema: { hide: true }, config: { queryToken: true } }, (req, reply) => {
+    // Every workspace's events go through it: not for a run token, which reads only its own workspace.
+    app.get('/api/office/stream', { schema: { hide: true }, config: { queryToken: true, agentRead: false } }, (req, reply) => {
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
