@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { budgetVerdict, type BudgetStanding } from '../domain/budgets.js';
 import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
-import { nextUtcDay } from '../domain/dailyCaps.js';
+import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
 import { routineSummaryScope } from '../domain/summary.js';
@@ -22,8 +22,11 @@ import type { PipelineContext } from './pipelineContext.js';
 export type Preparation =
   | { kind: 'gone' }
   | { kind: 'ended'; wakeup: Wakeup; agentChanged: boolean }
-  /** Back in the queue until `until` (a daily cap): not an ending, the actor offers it again then. */
-  | { kind: 'deferred'; wakeup: Wakeup; until: number }
+  /**
+   * Back in the queue (a daily cap): not an ending. The actor offers it again at `until`; with no
+   * `until` (a zero cap) it holds nothing, and a change of the cap releases the wakeup.
+   */
+  | { kind: 'deferred'; wakeup: Wakeup; until: number | null }
   /** Parked behind another run's checkout of its task: not an ending, the release offers it again. */
   | { kind: 'waiting'; wakeup: Wakeup }
   | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
@@ -85,15 +88,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   }
 
   const cap = await dailyCapOf(tx, agent, now);
-  if (cap) {
-    const until = nextUtcDay(now);
-    const timed = wakeup.source === 'routine' || wakeup.source === 'self';
-    await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until, skip_reason: cap });
-    await decide(ctx, tx, wakeup, 'wakeup_deferred_daily_cap',
-      `${timed ? 'timed work deferred' : 'event-driven work waits'} until ${new Date(until).toISOString()}: ${cap} reached`, now,
-      { cap, until: new Date(until).toISOString(), timed });
-    return { kind: 'deferred', wakeup, until };
-  }
+  if (cap) return deferForDailyCap(ctx, tx, wakeup, agent, cap, now);
 
   if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) return waitForCheckout(ctx, tx, wakeup, task.id, now);
 
@@ -114,6 +109,22 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   await tx.wakeups.update(wakeup.id, { run_id: run.row.id });
   if (agent.status !== 'working') await tx.agents.update(agent.id, { status: 'working' });
   return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
+}
+
+/**
+ * At a daily cap the wakeup goes back to the queue. A positive cap holds it until the next UTC day.
+ * A zero cap holds no deadline at all (no midnight timer re-armed every day): the wakeup stays
+ * queued, and raising the cap (PATCH of the agent) releases it.
+ */
+async function deferForDailyCap(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, cap: DailyCap, now: number): Promise<Preparation> {
+  const until = hasZeroDailyCap(agent) ? null : nextUtcDay(now);
+  const timed = wakeup.source === 'routine' || wakeup.source === 'self';
+  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until ?? now, skip_reason: cap });
+  const when = until === null ? 'the cap changes (a daily cap of 0 never resets)' : new Date(until).toISOString();
+  await decide(ctx, tx, wakeup, 'wakeup_deferred_daily_cap',
+    `${timed ? 'timed work deferred' : 'event-driven work waits'} until ${when}: ${cap} reached`, now,
+    { cap, until: until === null ? null : new Date(until).toISOString(), timed });
+  return { kind: 'deferred', wakeup, until };
 }
 
 async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {

@@ -14,6 +14,14 @@ export function nextUtcDay(now: number): number {
   return startOfUtcDay(now) + DAY_MS;
 }
 
+/**
+ * A zero cap leaves no timed obligation (the peer timer design): no new day makes the work
+ * runnable, only a change of the cap does, so deferred work holds no deadline for it.
+ */
+export function hasZeroDailyCap(caps: { daily_run_cap: number | null; daily_cost_cap_usd: number | null }): boolean {
+  return caps.daily_run_cap === 0 || caps.daily_cost_cap_usd === 0;
+}
+
 export function dailyCapReached(
   caps: { daily_run_cap: number | null; daily_cost_cap_usd: number | null },
   today: { runs: number; costUsd: number },

@@ -8,6 +8,8 @@ export interface ExplainInput {
   wakeup: Wakeup;
   agentName: string;
   agentStatus: string;
+  /** A daily cap of 0: deferred work waits for the cap to change, not for a time. */
+  zeroDailyCap: boolean;
   actor: { state: string; running: number; max_concurrent_sessions: number; cooldown_until: string | null } | null;
   /** The latest activity message about this wakeup, if any. */
   lastDecision: string | null;
@@ -96,7 +98,8 @@ function explainQueued(input: ExplainInput): string {
     return `queued: agent is ${input.agentStatus}; it will end with no run when claimed`;
   }
   if (w.skip_reason === 'daily_run_cap' || w.skip_reason === 'daily_cost_cap') {
-    return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${new Date(w.available_at).toISOString()}`;
+    const until = input.zeroDailyCap ? 'the cap is raised (a cap of 0 never resets)' : new Date(w.available_at).toISOString();
+    return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${until}`;
   }
   if (w.waiting_on_checkout) {
     return `queued: ${input.lastDecision ?? `waiting for wakeup ${w.waiting_on_checkout} to release the task`}`;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
 import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
 import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
 import type { Wakeup } from '../../domain/types.js';
@@ -49,6 +50,7 @@ async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup): Promise<string>
     wakeup,
     agentName: agent?.name ?? wakeup.agent_id,
     agentStatus: agent?.status ?? 'deleted',
+    zeroDailyCap: agent ? hasZeroDailyCap(agent) : false,
     actor: ctx.supervisor.view(wakeup.agent_id),
     lastDecision: latest?.message ?? null,
     assigneeName: assignee?.name ?? null,
