@@ -95,7 +95,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
   const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
-  const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id), notifier);
+  const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId));
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });
 
   const pipeline = new RunPipeline({

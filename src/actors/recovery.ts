@@ -1,9 +1,9 @@
 /**
  * The recovery sweep: assigned TODO tasks inside the workspace's lookback window whose current
  * assignee has no queued, claimed, waiting or finished (with a run) wakeup for them since the task
- * was last assigned get a `task_assigned` wakeup. It runs at boot and then every
- * OFFICE_RECOVERY_SWEEP_SEC; each workspace is swept in one transaction, so two sweeps can never
- * dispatch the same task twice.
+ * was last assigned get a `task_assigned` wakeup. It runs at boot, then every
+ * OFFICE_RECOVERY_SWEEP_SEC, and for one agent when it is resumed; each workspace is swept in one
+ * transaction, so two sweeps can never dispatch the same task twice.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -47,6 +47,23 @@ export class RecoverySweep {
     this.timer = null;
   }
 
+  /**
+   * Sweeps the tasks of one agent now: a resumed agent's open tasks are dispatched at once, not at
+   * the next interval (its wakeups that ended while it was paused are not replayed).
+   */
+  async sweepAgent(agentId: string): Promise<number> {
+    try {
+      const workspace = await this.deps.store.read(async (tx) => {
+        const agent = await tx.agents.get(agentId);
+        return agent ? tx.workspaces.get(agent.workspace_id) : undefined;
+      });
+      return workspace ? await this.deps.store.transaction((tx) => this.sweepWorkspace(tx, workspace, agentId)) : 0;
+    } catch (error) {
+      this.deps.log.error({ err: error, agent_id: agentId }, 'recovery sweep of a resumed agent failed; the next sweep picks its tasks up');
+      return 0;
+    }
+  }
+
   /** One sweep over every workspace; a sweep already in progress is joined, not doubled. */
   sweep(): Promise<number> {
     this.running ??= this.sweepAll().finally(() => {
@@ -68,17 +85,14 @@ export class RecoverySweep {
     return total;
   }
 
-  private async sweepWorkspace(tx: Tx, workspace: Workspace): Promise<number> {
+  private async sweepWorkspace(tx: Tx, workspace: Workspace, agentId?: string): Promise<number> {
     const now = this.deps.clock.now();
     const since = now - workspace.recovery_lookback_hours * HOUR_MS;
     let dispatched = 0;
-    for (const task of await tx.tasks.recoveryCandidates(since, workspace.id)) {
+    for (const task of await tx.tasks.recoveryCandidates(since, workspace.id, agentId)) {
       const agent = await tx.agents.get(task.assignee_agent_instance_id!);
       if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
-      const outcome = await this.deps.wakeups.enqueue(tx, {
-        agent_id: agent.id, source: 'task_assigned', reason: 'recovered: assigned task never started',
-        payload: { task_id: task.id }, idempotency_key: recoveryKey(task.id, task.updated_at), recovered: true,
-      }, now);
+      const outcome = await this.recover(tx, agent, task, now);
       // A live recovery key means this task was already recovered: nothing is dispatched now.
       if (outcome.kind === 'duplicate') continue;
       await recordDecision(tx, this.deps.log, {
@@ -92,6 +106,19 @@ export class RecoverySweep {
       details: { dispatched_count: dispatched },
     }, now);
     return dispatched;
+  }
+
+  private async recover(tx: Tx, agent: Agent, task: Task, now: number) {
+    const request = {
+      agent_id: agent.id, source: 'task_assigned' as const, reason: 'recovered: assigned task never started',
+      payload: { task_id: task.id }, idempotency_key: recoveryKey(task.id, task.updated_at), recovered: true,
+    };
+    const outcome = await this.deps.wakeups.enqueue(tx, request, now);
+    // A live key means the task was already recovered, unless that recovery ended with no run
+    // because its agent was paused: it never worked on the task, so the key is freed for this one.
+    if (outcome.kind !== 'duplicate' || outcome.wakeup.status !== 'finished' || outcome.wakeup.run_id !== null) return outcome;
+    await tx.wakeups.retireKey(outcome.wakeup.id);
+    return this.deps.wakeups.enqueue(tx, request, now);
   }
 
   /** The spec's per-candidate guards: paused or stopped agent, budget exhausted (queued work is excluded by the query). */

@@ -187,8 +187,6 @@ export interface WakeupRepo {
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
   /** Puts requests folded into `targetId` after `since` back in the queue; returns them. */
   unfold(targetId: string, since: number, now: number): Promise<Wakeup[]>;
-  /** Wakeups that ended with no run because the agent was paused or stopped, since `since`. */
-  droppedWhileUnavailable(agentId: string, since: number): Promise<Wakeup[]>;
   /** Queued wakeups of the task parked behind a checkout of it (pinned: checkout conflicts wait). */
   waitingOnCheckout(taskId: string): Promise<Wakeup[]>;
   /** Ids of parked wakeups whose task is still checked out by another wakeup: not offered at boot. */

@@ -55,6 +55,8 @@ export class OrgService {
     private readonly routines: AgentRoutines,
     private readonly agentChanged: (agent: Agent) => void,
     private readonly notifier: WakeupNotifier,
+    /** After a resume commits: the recovery sweep dispatches the agent's open tasks (pinned: nothing is replayed). */
+    private readonly agentResumed: (agentId: string) => void = () => {},
   ) {}
 
   createWorkspace(body: z.output<typeof CreateWorkspaceBody>): Promise<Workspace> {
@@ -145,7 +147,7 @@ export class OrgService {
         updated_at: this.deps.clock.now(),
       });
       tx.emit('agent.updated', { agent_id: id });
-      if (resuming) await this.wakeups.replayDroppedWhileUnavailable(tx, id, this.deps.clock.now());
+      if (resuming) tx.afterCommit(() => this.agentResumed(id));
       if (body.daily_run_cap !== undefined || body.daily_cost_cap_usd !== undefined) {
         // A changed cap may free today's deferred work; if it is still capped, the claim defers it again.
         for (const wakeup of await tx.wakeups.releaseDeferred(id, this.deps.clock.now())) {

@@ -133,25 +133,6 @@ export class WakeupService {
     }
   }
 
-  /**
-   * A paused or stopped agent's claimed wakeups end with no run (the pinned rule). When the agent is
-   * resumed they are offered once more, so a pause defers work instead of silently dropping it.
-   */
-  async replayDroppedWhileUnavailable(tx: Tx, agentId: string, now: number): Promise<number> {
-    const dropped = await tx.wakeups.droppedWhileUnavailable(agentId, now - this.config.idempotencyWindowMs);
-    for (const wakeup of dropped) {
-      await tx.wakeups.update(wakeup.id, { skip_reason: `${wakeup.skip_reason}_replayed` });
-      await this.enqueue(tx, {
-        agent_id: agentId, source: wakeup.source, reason: `${wakeup.reason} (replayed after resume)`,
-        payload: wakeup.payload, idempotency_key: `replay:${wakeup.id}`,
-      }, now);
-    }
-    if (dropped.length > 0) {
-      this.log.info({ agent_id: agentId, replayed: dropped.length }, 'replaying wakeups that ended while the agent was unavailable');
-    }
-    return dropped.length;
-  }
-
   private newWakeup(
     workspaceId: string,
     request: EnqueueRequest,

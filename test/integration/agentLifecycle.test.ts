@@ -1,32 +1,46 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiClient, sleep } from '../helpers/client.js';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.stop());
 
-const { listWakeups, listRuns, waitForRun } = apiClient(() => h);
+const { listWakeups, listRuns, listActivity, createAgent, waitForRun } = apiClient(() => h);
 
 describe('agent lifecycle: pause, resume, delete', () => {
-  it('GIVEN work that ended with no run while the agent was paused WHEN the agent is resumed THEN that work is offered once more and runs', async () => {
+  it('GIVEN work that ended with no run while the agent was paused WHEN the agent is resumed THEN nothing is replayed, and the recovery sweep dispatches its open TODO task at once, once', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h);
+    const other = await createAgent(workspaceId, { name: 'Other' });
+    const done = await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Already reviewed', assignee_agent_instance_id: other });
+    await waitForRun({ agent_id: other }, 'succeeded', 'the other agent\'s run');
     await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' });
     const task = await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Fix the build', assignee_agent_instance_id: agentId });
     const dropped = await h.waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'finished' && w.skip_reason === 'agent_paused'), 'the paused agent\'s wakeup to end');
+    // Work on a task that is not open TODO work (in review): dropped while paused, never replayed.
+    expect((await h.api('POST', `/api/office/tasks/${done.body.id}/move`, { state: 'IN_REVIEW' })).status).toBe(200);
+    expect((await h.api('PATCH', `/api/office/tasks/${done.body.id}`, { assignee_agent_instance_id: agentId })).status).toBe(200);
+    await h.waitFor(async () => (await listWakeups({ agent_id: agentId, task_id: done.body.id })).find((w) => w.skip_reason === 'agent_paused'), 'the second dropped wakeup');
     expect(await listRuns({ agent_id: agentId })).toHaveLength(0);
 
+    // The periodic sweep is off in the harness: only the resume can dispatch the task.
     await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'idle' });
-    const run = await waitForRun({ agent_id: agentId }, 'succeeded', 'the replayed wakeup to run');
+    const run = await waitForRun({ agent_id: agentId }, 'succeeded', 'the recovered task to run');
     expect(run.task_id).toBe(task.body.id);
-    const replayed = (await listWakeups({ agent_id: agentId })).find((w) => w.id === run.wakeup_id);
-    expect(replayed.idempotency_key).toBe(`replay:${dropped.id}`);
-    expect((await h.api('GET', `/api/office/wakeups/${dropped.id}`)).body.skip_reason).toBe('agent_paused_replayed');
+    const recovered = (await listWakeups({ agent_id: agentId })).find((w) => w.id === run.wakeup_id);
+    expect(recovered).toMatchObject({ source: 'task_assigned', recovered: true, reason: 'recovered: assigned task never started' });
+    const [dispatch] = await listActivity({ workspace_id: workspaceId, code: 'recovery_dispatch' });
+    expect(dispatch).toMatchObject({ agent_id: agentId, task_id: task.body.id });
+    // The dropped wakeups stay as they ended; none is replayed.
+    expect((await h.api('GET', `/api/office/wakeups/${dropped.id}`)).body).toMatchObject({ status: 'finished', skip_reason: 'agent_paused' });
+    const wakeups = await listWakeups({ agent_id: agentId });
+    expect(wakeups.filter((w) => (w.idempotency_key ?? '').startsWith('replay:'))).toEqual([]);
+    expect(wakeups.filter((w) => w.task_id === done.body.id).map((w) => w.skip_reason)).toEqual(['agent_paused']);
 
-    // A second resume replays nothing more: each dropped wakeup is offered once.
+    // A second pause and resume dispatches nothing more: the task has a finished run of its assignee.
     await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' });
     await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'idle' });
-    await sleep(300);
+    await h.waitFor(async () => (await listActivity({ workspace_id: workspaceId, code: 'recovery_sweep_complete' })).length >= 2, 'the second resume\'s sweep');
     expect(await listRuns({ agent_id: agentId })).toHaveLength(1);
   });
 

@@ -80,12 +80,6 @@ export class SqliteWakeups implements WakeupRepo {
       { target: targetId, since, now });
   }
 
-  async droppedWhileUnavailable(agentId: string, since: number) {
-    return this.table.many(
-      `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status = 'finished'
-         AND skip_reason IN ('agent_paused', 'agent_stopped') AND finished_at >= ? ORDER BY requested_at`, [agentId, since]);
-  }
-
   async waitingOnCheckout(taskId: string) {
     return this.table.many(
       `SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status = 'queued' AND waiting_on_checkout IS NOT NULL
