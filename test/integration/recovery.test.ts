@@ -130,6 +130,27 @@ describe('recovery sweep (spec scenarios)', () => {
     expect(await h.scheduler.recovery.sweep()).toBe(0);
   });
 
+  it('GIVEN a recovered wakeup that ended with no run because its agent was paused WHEN the agent is resumed THEN its task is recovered again', async () => {
+    h = await startHarness();
+    const { workspaceId, agentId } = await seedAgent(h, { cooldown_sec: 600 });
+    // A first run starts a long cooldown, so the recovered wakeup waits in the queue.
+    const warmup = (await h.api('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Warm-up', assignee_agent_instance_id: agentId })).body.id;
+    await waitForRun({ task_id: warmup }, 'succeeded', 'the warm-up run');
+    const taskId = await insertTask(workspaceId, agentId);
+    expect(await h.scheduler.recovery.sweep()).toBe(1);
+    const [first] = await listWakeups({ task_id: taskId });
+    expect(first).toMatchObject({ status: 'queued', recovered: true });
+
+    expect((await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' })).status).toBe(200);
+    await h.waitFor(async () => (await listWakeups({ task_id: taskId })).find((w) => w.id === first.id && w.skip_reason === 'agent_paused'), 'the recovered wakeup to end with no run');
+    expect((await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'idle' })).status).toBe(200);
+
+    const second = await h.waitFor(async () => (await listWakeups({ task_id: taskId })).find((w) => w.id !== first.id), 'the task to be recovered again');
+    expect(second).toMatchObject({ agent_id: agentId, source: 'task_assigned', recovered: true, status: 'queued' });
+    expect(second.idempotency_key).toBe(first.idempotency_key);
+    expect((await h.api('GET', `/api/office/wakeups/${first.id}`)).body.idempotency_key).toBe(`${first.idempotency_key}#expired:${first.id}`);
+  });
+
   it('honours a workspace recovery_lookback_hours other than the default', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h, {}, { recovery_lookback_hours: 1 });
