@@ -53,6 +53,9 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
     check('agent still `working` with nothing running',
       all(db, "SELECT id, name FROM agent_instances a WHERE status = 'working' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.status = 'running')"));
   }
+  // Pinned: checkout conflicts wait for the release; none ends skipped (a lost review, a lost first run).
+  check('wakeup skipped for a checkout conflict',
+    all(db, "SELECT id, agent_id, task_id, source FROM agent_wakeup_requests WHERE skip_reason = 'checkout_conflict'"));
   check('wakeup with two succeeded runs',
     all(db, "SELECT wakeup_id, COUNT(*) AS n FROM runs WHERE status = 'succeeded' GROUP BY wakeup_id HAVING n > 1"));
   check('idempotency key with two succeeded runs',
@@ -107,6 +110,26 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
       outboxLeft: one('SELECT COUNT(*) AS n FROM event_outbox'),
     },
   };
+}
+
+/**
+ * Every open task with a live assignee was served by that assignee since it was last assigned: one
+ * of its wakeups made since then ran (or was merged into a wakeup that ran), or ended for a reason
+ * that is not a loss: stale (cancelled), failed after its retries, blocked, a budget pause, or the
+ * agent paused (the sweep then owns it). A reassigned task whose new assignee's wakeup met the
+ * former assignee's checkout used to end here with nothing.
+ */
+export function checkAssignmentsServed(db: Database.Database): string[] {
+  const unserved = all(db, `SELECT t.id, t.state, t.assignee_agent_instance_id AS assignee, t.assigned_at FROM tasks t
+    JOIN agent_instances a ON a.id = t.assignee_agent_instance_id
+    WHERE t.workflow = 'office' AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED') AND t.archived_at IS NULL AND a.deleted_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w
+        WHERE w.task_id = t.id AND w.agent_id = t.assignee_agent_instance_id AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
+          AND (EXISTS (SELECT 1 FROM runs r WHERE r.wakeup_id = w.id OR (w.status = 'coalesced' AND r.wakeup_id = w.coalesced_into_id))
+               OR w.status IN ('cancelled', 'failed')
+               OR (w.status = 'skipped' AND w.skip_reason IN ('blocked', 'budget_exceeded'))
+               OR (w.status = 'finished' AND w.skip_reason IS NOT NULL)))`);
+  return unserved.length ? [`assigned task never served by its current assignee: ${unserved.length} ${sample(unserved)}`] : [];
 }
 
 /**

@@ -21,7 +21,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { checkAccounting, checkInvariants, type InvariantReport } from './invariants.js';
+import { checkAccounting, checkAssignmentsServed, checkInvariants, type InvariantReport } from './invariants.js';
 import { prng, type Prng } from './prng.js';
 
 /** Every point a crash can be injected at, in pipeline order. */
@@ -473,7 +473,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     if (stuck) violations.push(stuck);
     const db = world.db;
     const report = checkInvariants(db, { drained: stuck === null });
-    violations.push(...report.violations, ...checkAccounting(db, { assignedAtComment }));
+    violations.push(...report.violations, ...checkAccounting(db, { assignedAtComment }), ...checkAssignmentsServed(db));
     // Restore agrees with the rows: after draining every actor is idle with an empty inbox.
     for (const agent of agents) {
       const view = world.scheduler.supervisor.view(agent);
