@@ -3,6 +3,7 @@
  * transaction), finish (one transaction). The agent actor hears the outcome as DISPATCH_ENDED.
  */
 import type { Run } from '../domain/types.js';
+import { stopLeftoverSessions, type LeftoverSession, type SessionIdentity } from '../executors/sessions.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
@@ -60,6 +61,7 @@ export class RunPipeline {
       runToken: prepared.token,
       sessionKey: run.session_key,
       signal: controller.signal,
+      onSession: (session) => void this.recordSession(run, session),
     });
     this.inFlight.set(run.id, { controller, done: launched });
     try {
@@ -98,12 +100,23 @@ export class RunPipeline {
     }
   }
 
+  /** The session's pid, group and start time go on the run: what the next boot checks (recoverAfterCrash). */
+  private async recordSession(run: Run, session: SessionIdentity): Promise<void> {
+    const { store, log } = this.ctx;
+    await store.transaction(async (tx) => tx.runs.update(run.id, {
+      session_pid: session.pid, session_pgid: session.pgid, session_start_time: session.startTime,
+    })).catch((error: unknown) => log.warn({ err: error, run_id: run.id, pid: session.pid }, 'could not record the session on its run'));
+  }
+
   /**
    * At boot: runs a dead process left `running` become `interrupted` and their wakeups go through
-   * failure handling as one attempt; claims that never launched go back to the queue.
+   * failure handling as one attempt; claims that never launched go back to the queue. First, any
+   * session of those runs that still runs is stopped: two sessions of one wakeup never overlap.
    */
   async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
+    const unfinished = await store.read((tx) => tx.runs.listUnfinished());
+    await stopLeftoverSessions(unfinished.flatMap(leftoverSession), log);
     return store.transaction(async (tx) => {
       const now = clock.now();
       let interrupted = 0;
@@ -150,4 +163,13 @@ export class RunPipeline {
     for (const { controller } of this.inFlight.values()) controller.abort();
     await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
   }
+}
+
+/** The session a run recorded, if it recorded one (command runs that started). */
+function leftoverSession(run: Run): LeftoverSession[] {
+  if (run.session_pid == null) return [];
+  return [{
+    runId: run.id, wakeupId: run.wakeup_id,
+    session: { pid: run.session_pid, pgid: run.session_pgid ?? run.session_pid, startTime: run.session_start_time ?? null },
+  }];
 }

@@ -185,6 +185,10 @@ export interface Run {
   error: string | null;
   cost_usd: number | null;
   made_progress?: boolean | null;
+  /** The command session's process: pid, process group and start time (see migration 0004). */
+  session_pid?: number | null;
+  session_pgid?: number | null;
+  session_start_time?: string | null;
   unattended: boolean;
   on_behalf_of: string | null;
   created_at: number;

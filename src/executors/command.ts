@@ -2,7 +2,8 @@
  * Runs an agent as a local child process: prompt on stdin, run identity in
  * OFFICE_* environment variables, result as the last JSON line on stdout.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import {
   TailBuffer,
   describeError,
@@ -14,10 +15,11 @@ import {
   timedOutResult,
   timeoutMs,
 } from './output.js';
+import { KILL_GRACE_MS, identify, killGroup, type SessionIdentity } from './sessions.js';
 import type { CommandExecutorSpec, Executor, LaunchRequest, LaunchResult } from './types.js';
 
-/** How long a process group gets between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 2_000;
+/** The supervisor every command session runs under (see the file for why and how). */
+const SUPERVISOR = fileURLToPath(new URL('./sessionSupervisor.mjs', import.meta.url));
 
 /**
  * After the child exits, how long to wait for its stdio to close. A
@@ -25,6 +27,11 @@ export const KILL_GRACE_MS = 2_000;
  * over once the agent itself has exited.
  */
 const STDIO_DRAIN_MS = 2_000;
+
+type SupervisorMessage =
+  | { type: 'started'; pid: number }
+  | { type: 'error'; message: string }
+  | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null };
 
 export function officeEnv(request: LaunchRequest): Record<string, string> {
   return {
@@ -40,43 +47,20 @@ export function officeEnv(request: LaunchRequest): Record<string, string> {
   };
 }
 
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM means something exists that we may not signal; treat it as alive.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** SIGTERM the child's whole process group, then SIGKILL whatever is left after the grace period. */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGTERM');
-  } catch {
-    return; // ESRCH: the group is already gone.
-  }
-  const timer = setTimeout(() => {
-    if (!groupAlive(pid)) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Exited between the check and the kill.
-    }
-  }, KILL_GRACE_MS);
-  // The escalation must not keep the scheduler alive on its own.
-  timer.unref();
-}
-
 export const commandExecutor: Executor<CommandExecutorSpec> = {
   launch(spec, request) {
     const elapsed = startStopwatch();
     if (request.signal?.aborted) return Promise.resolve(failedResult('aborted before start', elapsed()));
+    const where = spec.cwd !== undefined ? ` (command '${spec.command}', cwd '${spec.cwd}')` : ` (command '${spec.command}')`;
 
     return new Promise<LaunchResult>((resolve) => {
       const stdout = new TailBuffer();
       const stderr = new TailBuffer();
+      let session: SessionIdentity | null = null;
+      let startError: string | null = null;
+      let agentEnd: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+      let supervisorEnd: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+      let disconnected = false;
       let spawned = false;
       let settled = false;
       let timedOut = false;
@@ -84,25 +68,22 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
       let timeoutTimer: NodeJS.Timeout | undefined;
       let drainTimer: NodeJS.Timeout | undefined;
 
-      let child: ChildProcessWithoutNullStreams;
+      // The agent runs under a supervisor that kills its process group if this process dies.
+      let supervisor: ChildProcess;
       try {
-        child = spawn(spec.command, spec.args ?? [], {
-          cwd: spec.cwd,
-          env: { ...process.env, ...spec.env, ...officeEnv(request) },
-          stdio: ['pipe', 'pipe', 'pipe'],
-          // Own process group, so a kill reaches everything the agent started.
-          detached: true,
-          shell: false,
-          windowsHide: true,
-        });
+        supervisor = spawn(process.execPath, [SUPERVISOR], { stdio: ['pipe', 'pipe', 'pipe', 'ipc'], windowsHide: true });
       } catch (error) {
-        // Invalid arguments (e.g. a NUL byte) throw synchronously instead of emitting 'error'.
-        resolve(failedResult(`${describeError(error)} (command '${spec.command}')`, elapsed()));
+        resolve(failedResult(`${describeError(error)} (session supervisor)`, elapsed()));
         return;
       }
+      const tell = (message: Record<string, unknown>) => {
+        if (supervisor.connected) supervisor.send(message, () => {});
+      };
 
       const stop = () => {
-        if (child.pid !== undefined) killGroup(child.pid);
+        // Once the group is known it is killed from here; before that, the supervisor does it.
+        if (session) killGroup(session.pgid);
+        else tell({ type: 'stop' });
       };
       const onAbort = () => {
         if (settled) return;
@@ -119,52 +100,85 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
         resolve(result);
       };
 
-      child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+      supervisor.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+      supervisor.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
       // EPIPE and friends: the agent is free not to read its prompt.
-      child.stdin.on('error', () => {});
-      child.stdout.on('error', () => {});
-      child.stderr.on('error', () => {});
+      supervisor.stdin!.on('error', () => {});
+      supervisor.stdout!.on('error', () => {});
+      supervisor.stderr!.on('error', () => {});
 
-      child.once('spawn', () => {
+      supervisor.once('spawn', () => {
         spawned = true;
-        child.stdin.end(request.prompt);
-        request.onStarted?.();
+        tell({ type: 'launch', command: spec.command, args: spec.args ?? [], cwd: spec.cwd,
+          env: { ...process.env, ...spec.env, ...officeEnv(request) }, killGraceMs: KILL_GRACE_MS });
+        // The agent inherits this pipe: the prompt waits in it until the agent reads.
+        supervisor.stdin!.end(request.prompt);
       });
 
-      child.on('error', (error) => {
-        // After a successful spawn, errors (e.g. a failed kill) do not end the run; 'close' does.
+      supervisor.on('message', (message: SupervisorMessage) => {
+        if (message.type === 'started') {
+          session = identify(message.pid);
+          request.onSession?.(session);
+          request.onStarted?.();
+        } else if (message.type === 'error') {
+          startError = `${message.message}${where}`;
+        } else if (message.type === 'exit') {
+          agentEnd = { code: message.code, signal: message.signal };
+        }
+      });
+
+      supervisor.on('error', (error) => {
+        // After a successful spawn, errors (e.g. a failed send) do not end the run; 'close' does.
         if (spawned) return;
-        const where = spec.cwd !== undefined ? ` (command '${spec.command}', cwd '${spec.cwd}')` : ` (command '${spec.command}')`;
-        finish(failedResult(`${describeError(error)}${where}`, elapsed()));
+        finish(failedResult(`${describeError(error)} (session supervisor)`, elapsed()));
       });
 
-      child.once('exit', () => {
+      supervisor.once('exit', () => {
         drainTimer = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
+          supervisor.stdout!.destroy();
+          supervisor.stderr!.destroy();
         }, STDIO_DRAIN_MS);
         drainTimer.unref();
       });
 
-      child.once('close', (code, signal) => {
-        const out = stdout.toString();
-        const resultJson = resultFromLines(out);
+      // The outcome needs both: every output byte ('close') and every report (the channel's end).
+      const conclude = () => {
+        if (!supervisorEnd || !disconnected) return;
         const durationMs = elapsed();
-        if (code === 0 && !timedOut && !aborted) {
-          finish(okResult(resultJson, durationMs, 0));
+        if (startError !== null) {
+          finish(failedResult(startError, durationMs));
           return;
         }
+        const resultJson = resultFromLines(stdout.toString());
+        const stderrTail = tail(stderr.toString());
         if (timedOut) {
-          finish(timedOutResult(durationMs, tail(stderr.toString()), { resultJson, exitCode: code }));
+          finish(timedOutResult(durationMs, stderrTail, { resultJson, exitCode: agentEnd?.code ?? null }));
+          return;
+        }
+        if (!agentEnd) {
+          // The supervisor itself died before the agent ended (someone killed it).
+          const how = supervisorEnd.code !== null ? `exit code ${supervisorEnd.code}` : `signal ${supervisorEnd.signal ?? 'unknown'}`;
+          finish(failedResult(stderrTail || `the session supervisor ended (${how}) before the agent did`, durationMs, { resultJson }));
+          return;
+        }
+        const { code, signal } = agentEnd;
+        if (code === 0 && !aborted) {
+          finish(okResult(resultJson, durationMs, 0));
           return;
         }
         let fallback: string;
         if (aborted) fallback = 'aborted';
         else if (code !== null) fallback = `exit code ${code}`;
         else fallback = `killed by signal ${signal ?? 'unknown'}`;
-        const errText = tail(stderr.toString()) || fallback;
-        finish(failedResult(errText, durationMs, { resultJson, exitCode: code }));
+        finish(failedResult(stderrTail || fallback, durationMs, { resultJson, exitCode: code }));
+      };
+      supervisor.once('close', (code, signal) => {
+        supervisorEnd = { code, signal };
+        conclude();
+      });
+      supervisor.once('disconnect', () => {
+        disconnected = true;
+        conclude();
       });
 
       const delay = timeoutMs(spec.timeout_sec);

@@ -1,3 +1,4 @@
+import type { SessionIdentity } from './sessions.js';
 import type { ExecutorSpec } from '../domain/executors.js';
 
 /** Everything an executor needs to start one agent session for one run. */
@@ -17,6 +18,8 @@ export interface LaunchRequest {
   signal?: AbortSignal;
   /** Called once the session has actually started (process spawned / request sent). */
   onStarted?: () => void;
+  /** Called with the session's process identity, for command sessions, as soon as it runs. */
+  onSession?: (session: SessionIdentity) => void;
 }
 
 export interface LaunchResult {

@@ -4,16 +4,22 @@
  * at random moments, restarting on the same database each time. After the last restart it lets the
  * work drain, stops the server cleanly and checks the invariants on the rows.
  *
+ * Every agent session records itself (test/fixtures/lib.mjs, FIXTURE_SESSION_DIR) with the generation
+ * of the server that started it. After each SIGKILL the harness checks that the killed server's
+ * sessions die with it (within OFFICE_SHUTDOWN_GRACE_MS + 5 s, nobody else kills them), and at the end
+ * that no session started while a session of an earlier server, or of the same wakeup, was alive.
+ *
  * Used by `npm run test:crash` (test/crash/run.ts: 20 kills, 500 wakeups) and by the short version
  * inside `npm test` (test/crash/crash.test.ts: 3 kills).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { liveSessionsOf } from '../fixtures/lib.mjs';
 import { checkAccounting, checkInvariants, type InvariantReport } from '../simulation/invariants.js';
 import { prng, type Prng } from '../simulation/prng.js';
 
@@ -95,8 +101,8 @@ async function killServer(server: Server): Promise<void> {
 // Agent processes --------------------------------------------------------------------------
 
 /**
- * Agents run detached, in their own process groups, so they outlive a SIGKILLed server. Each carries
- * the harness token as an extra argument; they are found by it (and only by it) in /proc.
+ * Each agent carries the harness token as an extra argument; they are found by it (and only by it) in
+ * /proc. The scheduler kills them itself; the harness only cleans up after a failed run.
  */
 export function agentPidsOf(token: string): number[] {
   if (process.platform !== 'linux') return [];
@@ -184,6 +190,7 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
   const dir = mkdtempSync(join(tmpdir(), 'office-crash-'));
   const token = randomUUID();
   const dbPath = join(dir, 'office.db');
+  const sessionDir = join(dir, 'sessions');
   const env: Record<string, string> = {
     OFFICE_DB: dbPath,
     OFFICE_PORT: '0',
@@ -195,14 +202,19 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     OFFICE_RECOVERY_SWEEP_SEC: '3',
     OFFICE_SHUTDOWN_GRACE_MS: '3000',
     OFFICE_LOOP_DETECTOR_RUNS: '0',
+    FIXTURE_SESSION_DIR: sessionDir,
   };
+  // Each server start is a generation; its agents inherit the number and record it.
+  let generation = 0;
+  const nextGeneration = () => ({ ...env, FIXTURE_GENERATION: String(++generation) });
+  const sessionDeaths: Promise<string | null>[] = [];
   const began = Date.now();
   let server: Server | null = null;
   const outputs: string[] = [];
   let interruptedBoots = 0;
 
   try {
-    server = await startServer(env);
+    server = await startServer(nextGeneration());
     const url0 = server.url;
     const agent = (name: string, fixture: string, extra: Record<string, unknown> = {}, fixtureEnv: Record<string, string> = {}) =>
       must(url0, 'POST', '/api/office/agents', {
@@ -340,17 +352,18 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
       up = new Promise<void>((resolve) => (markUp = resolve));
       await killServer(victim);
       outputs.push(victim.output());
-      agentsKilled += killAgentsOf(token);
+      sessionDeaths.push(sessionsGone(sessionDir, String(generation), Number(env.OFFICE_SHUTDOWN_GRACE_MS) + 5_000));
       log(`kill ${k}/${options.kills} after ${Date.now() - startedCycle} ms (${issued}/${options.wakeups} requests issued)`);
       // Some restarts are killed again before they are ready, while they restore and recover.
       if (rand.chance(0.15)) {
-        const early = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: 'ignore' });
+        const early = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), ...nextGeneration() }, stdio: 'ignore' });
         await sleep(rand.int(300, 1200));
         early.kill('SIGKILL');
         await new Promise((resolve) => early.once('exit', resolve));
+        sessionDeaths.push(sessionsGone(sessionDir, String(generation), Number(env.OFFICE_SHUTDOWN_GRACE_MS) + 5_000));
         interruptedBoots++;
       }
-      current = await startServer(env);
+      current = await startServer(nextGeneration());
       markUp();
       refill(perCycle);
     }
@@ -385,8 +398,9 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     const exit = await server.exited;
     outputs.push(server.output());
     server = null;
-    agentsKilled += killAgentsOf(token);
+    // A clean stop stops its sessions: anything found now was left behind (and is cleaned up here).
     const leftover = agentPidsOf(token);
+    agentsKilled += killAgentsOf(token);
 
     // The rows decide.
     const db = new Database(dbPath, { readonly: true });
@@ -402,6 +416,9 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     if (!drained) violations.push(`did not drain within ${drainTimeout} ms`);
     if (exit.code !== 0) violations.push(`clean stop exited with ${exit.code ?? exit.signal}`);
     if (leftover.length > 0) violations.push(`agent processes left behind: ${leftover.join(', ')}`);
+    for (const late of await Promise.all(sessionDeaths)) if (late) violations.push(late);
+    const sessions = sessionRecords(sessionDir);
+    violations.push(...checkSessionOverlaps(sessions));
     // Decisions are logged at error level too (an escalation); a real error carries `err` or is not a log line.
     const crashedOutput = outputs.join('\n').split('\n')
       .filter((line) => (/"level":(50|60)/.test(line) && /"err":/.test(line)) || (!line.startsWith('{') && /Error/.test(line)));
@@ -427,7 +444,9 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
         user_wakes: byKind('wake'),
         manual_fires: byKind('fire'),
         reassignments: byKind('reassign'),
-        agent_processes_killed: agentsKilled,
+        agent_processes_killed_by_harness: agentsKilled,
+        sessions: sessions.length,
+        server_generations: generation,
         drain_ms: drainMs,
         elapsed_ms: Date.now() - began,
         server_error_lines: crashedOutput.length,
@@ -477,6 +496,59 @@ function checkSent(db: Database.Database, sent: Sent[]): string[] {
       }
     }
     if (s.outcome === 'rejected' && s.status !== undefined && s.status >= 500) violations.push(`server error ${s.status} for ${s.kind}: ${JSON.stringify(s.ref)}`);
+  }
+  return violations;
+}
+
+// Sessions ---------------------------------------------------------------------------------
+
+interface SessionRecord {
+  pid: number;
+  run_id: string | null;
+  wakeup_id: string | null;
+  generation: string | null;
+  started_at: number;
+  others_alive: { pid: number; run_id: string | null; wakeup_id: string | null; generation: string | null }[];
+}
+
+function sessionRecords(sessionDir: string): SessionRecord[] {
+  if (!existsSync(sessionDir)) return [];
+  return readdirSync(sessionDir).filter((f) => f.endsWith('.json')).flatMap((f) => {
+    try {
+      return [JSON.parse(readFileSync(join(sessionDir, f), 'utf8')) as SessionRecord];
+    } catch {
+      return []; // written by a session killed mid-write
+    }
+  });
+}
+
+/**
+ * Polls until no session of the killed server's `generation` is alive; the violation text if one
+ * still is after `withinMs` (API.md: sessions are stopped within OFFICE_SHUTDOWN_GRACE_MS + 5 s).
+ */
+async function sessionsGone(sessionDir: string, generation: string, withinMs: number): Promise<string | null> {
+  const killedAt = Date.now();
+  for (;;) {
+    const alive = liveSessionsOf(sessionDir).filter((s) => s.generation === generation);
+    if (alive.length === 0) return null;
+    if (Date.now() - killedAt > withinMs) {
+      return `sessions of killed server ${generation} still alive ${withinMs} ms after the SIGKILL: ${alive.map((s) => `pid ${s.pid} (run ${s.run_id})`).join(', ')}`;
+    }
+    await sleep(100);
+  }
+}
+
+/** No session starts while a session of an earlier server, or another session of its wakeup, is alive. */
+function checkSessionOverlaps(sessions: SessionRecord[]): string[] {
+  const violations: string[] = [];
+  for (const s of sessions) {
+    for (const other of s.others_alive) {
+      if (other.generation !== s.generation) {
+        violations.push(`run ${s.run_id} (server ${s.generation}) started while pid ${other.pid} (run ${other.run_id}) of killed server ${other.generation} was alive`);
+      } else if (other.wakeup_id === s.wakeup_id) {
+        violations.push(`two sessions of wakeup ${s.wakeup_id} overlapped: run ${s.run_id} started while run ${other.run_id} was alive`);
+      }
+    }
   }
   return violations;
 }

@@ -7,6 +7,7 @@ const RUN_COLUMNS = [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
   'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
   'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
+  'session_pid', 'session_pgid', 'session_start_time',
 ] as const;
 
 export class SqliteRuns implements RunRepo {
