@@ -47,7 +47,7 @@ async function seed(scheduler: Scheduler, count: number, cron: string, nextRunAt
         id: `rtn_bench${pad(i)}`, workspace_id: workspace.id, name: `routine-${i}`, description: '', assignee_agent_instance_id: agent.id,
         owner_id: 'workspace', status: 'active', paused_reason: null, concurrency_policy: 'coalesce_if_active',
         catch_up_policy: 'skip_missed', catch_up_max: 25, task_template: null, variables: [], priority: 0, jitter_sec: 0, delivery: null,
-        consecutive_failures: 0, consecutive_failure_limit: 5, created_at: now, updated_at: now,
+        consecutive_failures: 0, consecutive_failure_limit: 5, carried_missed_ticks: null, created_at: now, updated_at: now,
       };
       await tx.routines.insert(routine);
       const trigger: RoutineTrigger = {

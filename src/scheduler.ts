@@ -91,7 +91,9 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     wakeupWithdrawn: (agentId: string, wakeupId: string) => supervisor.wakeupWithdrawn(agentId, wakeupId),
   };
   const deps = { store, clock, config, log };
-  const wakeups = new WakeupService(config, log, notifier);
+  // Late-bound like the supervisor: the routine service is built just below, before any wakeup ends.
+  const wakeups: WakeupService = new WakeupService(config, log, notifier,
+    (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
   const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
   const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));

@@ -11,6 +11,8 @@ import { sleepUntil, type Clock } from '../machines/clock.js';
 import { triggerMachine, type FireDueInput, type FireDueOutput, type TriggerMachine } from '../machines/trigger.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { SnapshotWriter } from './snapshotWriter.js';
+import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
+import { ServiceError } from '../services/errors.js';
 import { jitterMsOf, type RoutineChangeListener, type RoutineService } from '../services/routines.js';
 
 const SNAPSHOT_KIND = 'trigger';
@@ -162,7 +164,12 @@ export class TriggerSupervisor implements RoutineChangeListener {
   private async fireDue(input: FireDueInput): Promise<FireDueOutput> {
     try {
       await this.whenFiresOpen();
-      const result = await this.deps.store.transaction((tx) => this.fireDueIn(tx, input));
+      const result = await this.deps.store.transaction((tx) => this.fireDueIn(tx, input, null))
+        .catch((error: unknown) => {
+          // A fire refused by a rule would be refused again on every retry: the tick moves on, recorded as failed.
+          if (!(error instanceof ServiceError || error instanceof InvalidWakeupPayloadError)) throw error;
+          return this.deps.store.transaction((tx) => this.fireDueIn(tx, input, error.message));
+        });
       if (result.routineId) this.deps.onFired?.(result.routineId);
       return { nextRunAt: result.nextRunAt, notBefore: null, failed: false };
     } catch (error) {
@@ -172,7 +179,8 @@ export class TriggerSupervisor implements RoutineChangeListener {
     }
   }
 
-  private async fireDueIn(tx: Tx, input: FireDueInput): Promise<{ nextRunAt: number | null; routineId: string | null }> {
+  /** With `refused` (the error of a first attempt), each tick is recorded as a failed routine run instead. */
+  private async fireDueIn(tx: Tx, input: FireDueInput, refused: string | null): Promise<{ nextRunAt: number | null; routineId: string | null }> {
     const now = this.deps.clock.now();
     const trigger = await tx.routines.getTrigger(input.triggerId);
     const routine = trigger ? await tx.routines.get(trigger.routine_id) : undefined;
@@ -188,10 +196,12 @@ export class TriggerSupervisor implements RoutineChangeListener {
       return { nextRunAt: current?.next_run_at ?? null, routineId: null };
     }
     for (const [i, tick] of plan.fire.entries()) {
+      // A catch-up tick may have paused the routine (its failure limit): the later ticks are not fired.
+      if (i > 0 && (await tx.routines.get(routine.id))?.status !== 'active') break;
       const last = i === plan.fire.length - 1;
-      await this.deps.routines.fireIn(tx, routine, {
-        source: 'cron', triggerId: trigger.id, variables: {}, scheduledFor: tick, missedTicks: last ? plan.missed : null,
-      });
+      const request = { source: 'cron', triggerId: trigger.id, variables: {}, scheduledFor: tick, missedTicks: last ? plan.missed : null } as const;
+      if (refused === null) await this.deps.routines.fireIn(tx, routine, request);
+      else await this.deps.routines.recordFailedFire(tx, routine, request, refused);
     }
     return { nextRunAt: next, routineId: routine.id };
   }

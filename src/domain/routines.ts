@@ -34,8 +34,16 @@ export interface Routine {
   delivery: { kind: 'webhook'; url: string } | null;
   consecutive_failures: number;
   consecutive_failure_limit: number;
+  /** A skipped catch-up tick's missed-ticks note, waiting for the next fire that reaches the agent. */
+  carried_missed_ticks: MissedTicks | null;
   created_at: number;
   updated_at: number;
+}
+
+/** "You missed `count` ticks since `since`": what a catch-up could not replay (epoch ms). */
+export interface MissedTicks {
+  count: number;
+  since: number;
 }
 
 export interface RoutineTrigger {
@@ -54,6 +62,9 @@ export interface RoutineTrigger {
   updated_at: number;
 }
 
+/** How a routine run's work ended; `cancelled` when its wakeup was cancelled before it could run. */
+export type RoutineRunOutcome = 'succeeded' | 'failed' | 'interrupted' | 'cancelled';
+
 export type RoutineRunStatus = 'received' | 'task_created' | 'dispatched' | 'skipped' | 'coalesced' | 'failed';
 
 export interface RoutineRun {
@@ -70,7 +81,7 @@ export interface RoutineRun {
   dispatch_fingerprint: string;
   scheduled_for: number | null;
   delivery_id: string | null;
-  outcome: 'succeeded' | 'failed' | 'interrupted' | null;
+  outcome: RoutineRunOutcome | null;
   delivery_status: 'none' | 'delivered' | 'failed';
   error: string | null;
   unattended: boolean;

@@ -15,6 +15,8 @@ export const WAKEUP_PAYLOAD_SCHEMAS = {
     missed_ticks: z.number().int().nonnegative().optional(),
     missed_since: z.string().optional(),
     scheduled_for: z.string().optional(),
+    // A fire coalesced into a heavy routine's active task: the wakeup is about that task.
+    task_id: id.optional(),
   }),
   comment: z.strictObject({ task_id: id, comment_id: id, rejection: z.boolean().optional(), note: z.string().optional() }),
   agent_error: z.strictObject({ agent_profile_id: id, run_id: id.nullable(), error: z.string().max(65_536) }),

@@ -235,9 +235,9 @@ export interface SummaryRepo {
 export interface RoutineRepo {
   insert(routine: Routine): Promise<void>;
   get(id: string): Promise<Routine | undefined>;
-  list(filter: { workspace_id?: string | undefined; assignee?: string | undefined }): Promise<Routine[]>;
+  /** Archived routines only with `include_archived`: they leave the lists but stay readable by id. */
+  list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }): Promise<Routine[]>;
   update(id: string, patch: Partial<Omit<Routine, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
-  delete(id: string): Promise<void>;
   insertTrigger(trigger: RoutineTrigger): Promise<void>;
   getTrigger(id: string): Promise<RoutineTrigger | undefined>;
   triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;
@@ -253,7 +253,7 @@ export interface RoutineRepo {
   runByDelivery(triggerId: string, deliveryId: string): Promise<RoutineRun | undefined>;
   runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
   updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id'>>): Promise<void>;
-  /** Routine runs with this fingerprint whose work has not ended, oldest first. */
+  /** Active routine runs with this fingerprint (API.md, "Active"), oldest first. */
   activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
   countActiveRuns(filter: { agent_id?: string }): Promise<number>;
   runByWakeup(wakeupId: string): Promise<RoutineRun | undefined>;
@@ -261,13 +261,19 @@ export interface RoutineRepo {
 }
 
 export interface SnapshotRepo {
+  /** Frees a delivery id whose idempotency window has passed, so the same id fires again. */
+  retireDelivery(runId: string): Promise<void>;
   save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number): Promise<void>;
   get(actorId: string): Promise<unknown | undefined>;
   all(kind: string): Promise<Map<string, unknown>>;
   delete(actorId: string): Promise<void>;
+  /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
+  openRunsOf(routineId: string): Promise<RoutineRun[]>;
 }
 
 export interface OutboxRepo {
+  /** The first `task_assigned` wakeup of a task: a heavy routine run's own wakeup. */
+  assignmentWakeupIdOf(taskId: string): Promise<string | undefined>;
   /** Events not yet delivered, oldest first; parked ones are not among them. */
   pending(): Promise<DomainEvent[]>;
   remove(ids: number[]): Promise<void>;

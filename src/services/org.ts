@@ -23,7 +23,8 @@ export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role ===
 
 /** The routine side of an agent's lifecycle; provided by the routine service. */
 export interface AgentRoutines {
-  installHeartbeat(agent: Agent): Promise<void>;
+  /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
+  installHeartbeat(tx: Tx, agent: Agent): Promise<void>;
   pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void>;
 }
 
@@ -128,10 +129,10 @@ export class OrgService {
       };
       await tx.agents.insert(agent);
       tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
+      if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(tx, agent);
       return agent;
     });
     this.agentChanged(agent);
-    if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(agent);
     return (await this.deps.store.read((tx) => tx.agents.get(agent.id)))!;
   }
 

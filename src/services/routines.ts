@@ -8,12 +8,13 @@ import type { z } from 'zod';
 import { nextFireAfter, validateCron } from '../domain/cron.js';
 import { cronKey, webhookDeliveryKey } from '../domain/idempotency.js';
 import {
-  DEFAULT_CATCH_UP_MAX, DEFAULT_CONSECUTIVE_FAILURE_LIMIT, type Routine, type RoutineRun, type RoutineTrigger,
+  DEFAULT_CATCH_UP_MAX, DEFAULT_CONSECUTIVE_FAILURE_LIMIT, type MissedTicks, type Routine, type RoutineRun, type RoutineRunOutcome,
+  type RoutineTrigger,
 } from '../domain/routines.js';
 import type { CreateRoutineBody, PatchRoutineBody, PatchTriggerBody, TriggerBody } from '../domain/schemas.js';
 import { missedTicksLine } from '../domain/prompt.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
-import type { Agent, Wakeup } from '../domain/types.js';
+import { TERMINAL_TASK_STATES, type Agent, type Wakeup } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
@@ -21,7 +22,7 @@ import { ServiceError, conflict, invalid, notFound } from './errors.js';
 import { newId, newSecret } from './ids.js';
 import { requireAgentIn, requireWorkspace, type AgentRoutines } from './org.js';
 import type { TaskService } from './tasks.js';
-import { appendWake, type WakeupService } from './wakeups.js';
+import type { EnqueueRequest, WakeupService } from './wakeups.js';
 
 export type FireSource = 'cron' | 'webhook' | 'manual';
 
@@ -31,7 +32,7 @@ export interface FireRequest {
   variables: Record<string, unknown>;
   scheduledFor?: number | null;
   deliveryId?: string | null;
-  missedTicks?: { count: number; since: number } | null;
+  missedTicks?: MissedTicks | null;
 }
 
 export interface FireResult {
@@ -82,43 +83,45 @@ export class RoutineService implements AgentRoutines {
 
   // CRUD ---------------------------------------------------------------------------------------
 
-  async create(body: z.output<typeof CreateRoutineBody>): Promise<{ routine: Routine; triggers: RoutineTrigger[] }> {
-    const created = await this.deps.store.transaction(async (tx) => {
-      const workspace = await requireWorkspace(tx, body.workspace_id);
-      await requireAgentIn(tx, workspace.id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
-      const now = this.deps.clock.now();
-      const template = body.task_template ?? null;
-      const routine: Routine = {
-        id: newId('rtn'),
-        workspace_id: workspace.id,
-        name: body.name,
-        description: body.description ?? '',
-        assignee_agent_instance_id: body.assignee_agent_instance_id,
-        owner_id: body.owner_id ?? 'workspace',
-        status: body.status ?? 'active',
-        paused_reason: null,
-        concurrency_policy: body.concurrency_policy ?? 'coalesce_if_active',
-        catch_up_policy: body.catch_up_policy ?? 'enqueue_missed_with_cap',
-        catch_up_max: body.catch_up_max || DEFAULT_CATCH_UP_MAX,
-        task_template: template,
-        variables: autoDeclare(body.variables ?? [], templateTexts(template)),
-        priority: body.priority ?? 0,
-        jitter_sec: body.jitter_sec ?? 0,
-        delivery: body.delivery ?? null,
-        consecutive_failures: 0,
-        consecutive_failure_limit: body.consecutive_failure_limit ?? DEFAULT_CONSECUTIVE_FAILURE_LIMIT,
-        created_at: now,
-        updated_at: now,
-      };
-      await tx.routines.insert(routine);
-      const triggers: RoutineTrigger[] = [];
-      for (const [i, trigger] of (body.triggers ?? []).entries()) {
-        triggers.push(await this.insertTrigger(tx, routine, workspace.timezone, trigger, `triggers.${i}`, now));
-      }
-      return { routine, triggers };
-    });
-    this.listener.routineChanged(created.routine.id);
-    return created;
+  create(body: z.output<typeof CreateRoutineBody>): Promise<{ routine: Routine; triggers: RoutineTrigger[] }> {
+    return this.deps.store.transaction((tx) => this.createIn(tx, body));
+  }
+
+  async createIn(tx: Tx, body: z.output<typeof CreateRoutineBody>): Promise<{ routine: Routine; triggers: RoutineTrigger[] }> {
+    const workspace = await requireWorkspace(tx, body.workspace_id);
+    await requireAgentIn(tx, workspace.id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+    const now = this.deps.clock.now();
+    const template = body.task_template ?? null;
+    const routine: Routine = {
+      id: newId('rtn'),
+      workspace_id: workspace.id,
+      name: body.name,
+      description: body.description ?? '',
+      assignee_agent_instance_id: body.assignee_agent_instance_id,
+      owner_id: body.owner_id ?? 'workspace',
+      status: body.status ?? 'active',
+      paused_reason: null,
+      concurrency_policy: body.concurrency_policy ?? 'coalesce_if_active',
+      catch_up_policy: body.catch_up_policy ?? 'enqueue_missed_with_cap',
+      catch_up_max: body.catch_up_max || DEFAULT_CATCH_UP_MAX,
+      task_template: template,
+      variables: autoDeclare(body.variables ?? [], templateTexts(template)),
+      priority: body.priority ?? 0,
+      jitter_sec: body.jitter_sec ?? 0,
+      delivery: body.delivery ?? null,
+      consecutive_failures: 0,
+      consecutive_failure_limit: body.consecutive_failure_limit ?? DEFAULT_CONSECUTIVE_FAILURE_LIMIT,
+      carried_missed_ticks: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.routines.insert(routine);
+    const triggers: RoutineTrigger[] = [];
+    for (const [i, trigger] of (body.triggers ?? []).entries()) {
+      triggers.push(await this.insertTrigger(tx, routine, workspace.timezone, trigger, `triggers.${i}`, now));
+    }
+    tx.afterCommit(() => this.listener.routineChanged(routine.id));
+    return { routine, triggers };
   }
 
   async update(id: string, body: z.output<typeof PatchRoutineBody>): Promise<Routine> {
@@ -126,6 +129,7 @@ export class RoutineService implements AgentRoutines {
       const routine = await this.requireRoutine(tx, id);
       if (routine.status === 'archived') throw conflict(`routine '${id}' is archived; archived is terminal`);
       if (body.assignee_agent_instance_id) await requireAgentIn(tx, routine.workspace_id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+      else if (body.status === 'active') await this.requireLiveAssignee(tx, routine);
       const template = body.task_template === undefined ? routine.task_template : body.task_template;
       const declared = body.variables ?? (routine.variables as VariableDecl[]);
       const resuming = body.status === 'active' && routine.status === 'paused';
@@ -145,9 +149,27 @@ export class RoutineService implements AgentRoutines {
     return routine;
   }
 
-  /** The assignee is gone: its routines pause with a reason rather than fail on every tick. */
+  /** A routine is set active only onto an assignee that can be woken: otherwise every fire would fail. */
+  private async requireLiveAssignee(tx: Tx, routine: Routine): Promise<void> {
+    const problem = await this.assigneeProblem(tx, routine);
+    if (problem) throw conflict(`routine '${routine.id}' cannot be active: ${problem}`);
+  }
+
+  /** Why a fire of this routine cannot reach its assignee, or null when it can. */
+  private async assigneeProblem(tx: Tx, routine: Routine): Promise<string | null> {
+    const agent = await tx.agents.get(routine.assignee_agent_instance_id);
+    if (agent && agent.deleted_at === null) return null;
+    return `its assignee agent '${routine.assignee_agent_instance_id}' ${agent ? 'was deleted' : 'does not exist'}; `
+      + 'set assignee_agent_instance_id to a live agent of the workspace';
+  }
+
+  /**
+   * The assignee is gone: its routines pause with a reason rather than fail on every tick, and
+   * every routine run of its that is still open ends `cancelled` (a running session ends on its own).
+   */
   async pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void> {
-    for (const routine of await tx.routines.list({ assignee: agentId })) {
+    for (const routine of await tx.routines.list({ assignee: agentId, include_archived: true })) {
+      await this.cancelOpenRuns(tx, routine, now);
       if (routine.status !== 'active') continue;
       const reason = 'paused because its assignee agent was deleted; assign another agent, then set it active';
       await tx.routines.update(routine.id, { status: 'paused', paused_reason: reason, updated_at: now });
@@ -155,6 +177,14 @@ export class RoutineService implements AgentRoutines {
         workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: agentId, message: reason,
       }, now, 'warn');
       tx.afterCommit(() => this.listener.routineChanged(routine.id));
+    }
+  }
+
+  private async cancelOpenRuns(tx: Tx, routine: Routine, now: number): Promise<void> {
+    for (const run of await tx.routines.openRunsOf(routine.id)) {
+      const own = await this.ownWakeupOf(tx, run);
+      if (own?.status === 'claimed') continue;
+      await this.settleRun(tx, routine, run, 'cancelled', now, false);
     }
   }
 
@@ -166,17 +196,30 @@ export class RoutineService implements AgentRoutines {
     }
   }
 
+  /**
+   * Deleting archives: the run history is kept for inspection (spec), the routine leaves the lists,
+   * and its triggers are disabled so that nothing fires it again. Archiving twice changes nothing.
+   */
   async remove(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
-      await this.requireRoutine(tx, id);
-      await tx.routines.delete(id);
+      const routine = await this.requireRoutine(tx, id);
+      if (routine.status === 'archived') return;
+      const now = this.deps.clock.now();
+      await tx.routines.update(id, { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: now });
+      for (const trigger of await tx.routines.triggersOf(id)) {
+        await tx.routines.updateTrigger(trigger.id, { enabled: false, next_run_at: null, updated_at: now });
+      }
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: id, agent_id: routine.assignee_agent_instance_id,
+        message: `routine '${routine.name}' archived: its triggers are disabled and its run history is kept`,
+      }, now);
     });
     this.listener.routineChanged(id);
   }
 
   async addTrigger(routineId: string, body: z.output<typeof TriggerBody>): Promise<RoutineTrigger> {
     const trigger = await this.deps.store.transaction(async (tx) => {
-      const routine = await this.requireRoutine(tx, routineId);
+      const routine = requireNotArchived(await this.requireRoutine(tx, routineId));
       const workspace = (await tx.workspaces.get(routine.workspace_id))!;
       return this.insertTrigger(tx, routine, workspace.timezone, body, '', this.deps.clock.now());
     });
@@ -188,6 +231,7 @@ export class RoutineService implements AgentRoutines {
     const trigger = await this.deps.store.transaction(async (tx) => {
       const trigger = await tx.routines.getTrigger(id);
       if (!trigger) throw notFound('routine trigger', id);
+      requireNotArchived(await this.requireRoutine(tx, trigger.routine_id));
       const now = this.deps.clock.now();
       const patch: Partial<RoutineTrigger> = { ...body, updated_at: now };
       if (trigger.kind === 'schedule' && (body.cron_expression || body.timezone || body.enabled === true)) {
@@ -231,33 +275,24 @@ export class RoutineService implements AgentRoutines {
     return trigger;
   }
 
-  /** The spec's heartbeat, installed in its own transaction: a failure flags the agent instead of undoing it. */
-  async installHeartbeat(agent: Agent): Promise<void> {
-    try {
-      await this.create({
-        workspace_id: agent.workspace_id,
-        name: COORDINATOR_HEARTBEAT.name,
-        description: COORDINATOR_HEARTBEAT.description,
-        assignee_agent_instance_id: agent.id,
-        status: 'active',
-        concurrency_policy: 'coalesce_if_active',
-        catch_up_policy: 'enqueue_missed_with_cap',
-        catch_up_max: DEFAULT_CATCH_UP_MAX,
-        task_template: null,
-        variables: [],
-        triggers: [{ kind: 'schedule', cron_expression: COORDINATOR_HEARTBEAT.cron_expression, enabled: true }],
-      });
-    } catch (error) {
-      this.deps.log.warn({ err: error, agent_id: agent.id }, 'could not install the coordinator heartbeat routine');
-      await this.deps.store.transaction(async (tx) => {
-        const current = await tx.agents.get(agent.id);
-        await tx.agents.update(agent.id, { warnings: [...(current?.warnings ?? []), 'heartbeat_routine_not_installed'] });
-        await tx.activity.insert({
-          workspace_id: agent.workspace_id, code: 'routine_install_failed', agent_id: agent.id,
-          message: `could not install the coordinator heartbeat: ${(error as Error).message}`,
-        }, this.deps.clock.now());
-      });
-    }
+  /**
+   * The spec's heartbeat, installed in the transaction that creates the coordinator: a crash can
+   * leave neither a coordinator without its heartbeat nor a heartbeat without its coordinator.
+   */
+  async installHeartbeat(tx: Tx, agent: Agent): Promise<void> {
+    await this.createIn(tx, {
+      workspace_id: agent.workspace_id,
+      name: COORDINATOR_HEARTBEAT.name,
+      description: COORDINATOR_HEARTBEAT.description,
+      assignee_agent_instance_id: agent.id,
+      status: 'active',
+      concurrency_policy: 'coalesce_if_active',
+      catch_up_policy: 'enqueue_missed_with_cap',
+      catch_up_max: DEFAULT_CATCH_UP_MAX,
+      task_template: null,
+      variables: [],
+      triggers: [{ kind: 'schedule', cron_expression: COORDINATOR_HEARTBEAT.cron_expression, enabled: true }],
+    });
   }
 
   // Firing -------------------------------------------------------------------------------------
@@ -271,37 +306,64 @@ export class RoutineService implements AgentRoutines {
     });
   }
 
-  async fireIn(tx: Tx, routine: Routine, request: FireRequest): Promise<FireResult> {
-    const now = this.deps.clock.now();
-    if (routine.status !== 'active') throw conflict(`routine '${routine.id}' is ${routine.status}; it fires only when active`);
-    if (request.deliveryId && request.triggerId) {
-      const earlier = await tx.routines.runByDelivery(request.triggerId, request.deliveryId);
+  /**
+   * The webhook fire, after its signature was verified. A repeated delivery id answers with the
+   * first delivery's routine run whatever the routine's or the trigger's state now (API.md,
+   * "Webhook order"); only a new delivery needs an active routine and an enabled trigger.
+   */
+  fireWebhook(trigger: RoutineTrigger, variables: Record<string, unknown>, deliveryId: string | null): Promise<FireResult> {
+    return this.deps.store.transaction(async (tx) => {
+      const earlier = await this.earlierDelivery(tx, trigger.id, deliveryId, this.deps.clock.now());
       if (earlier) return { routineRun: earlier, created: false };
-    }
+      const routine = await this.requireRoutine(tx, trigger.routine_id);
+      const current = await tx.routines.getTrigger(trigger.id);
+      if (!current?.enabled) throw conflict(`webhook trigger '${trigger.public_id}' is disabled; enable it to accept new deliveries`);
+      return this.fireIn(tx, routine, { source: 'webhook', triggerId: trigger.id, variables, deliveryId });
+    });
+  }
+
+  /**
+   * The routine run of an earlier delivery with this id, inside the idempotency window. A delivery
+   * older than the window is retired, so the same id fires again (as wakeup idempotency keys do).
+   */
+  private async earlierDelivery(tx: Tx, triggerId: string | null, deliveryId: string | null | undefined, now: number) {
+    if (!triggerId || !deliveryId) return undefined;
+    const earlier = await tx.routines.runByDelivery(triggerId, deliveryId);
+    if (!earlier) return undefined;
+    if (now - earlier.started_at < this.deps.config.idempotencyWindowMs) return earlier;
+    await tx.routines.retireDelivery(earlier.id);
+    return undefined;
+  }
+
+  async fireIn(tx: Tx, stale: Routine, request: FireRequest): Promise<FireResult> {
+    const now = this.deps.clock.now();
+    const earlier = await this.earlierDelivery(tx, request.triggerId, request.deliveryId, now);
+    if (earlier) return { routineRun: earlier, created: false };
+    // Read again: an earlier fire in this transaction (a catch-up tick) may have changed it.
+    const routine = await this.requireRoutine(tx, stale.id);
+    if (routine.status !== 'active') throw conflict(`routine '${routine.id}' is ${routine.status}; it fires only when active`);
     const workspace = (await tx.workspaces.get(routine.workspace_id))!;
     // A replayed tick is dated by its schedule, not by the replay: {{date}} is the day it was due.
     const firedFor = new Date(request.scheduledFor ?? now);
     const resolved = resolveVariables(routine.variables as VariableDecl[], request.variables, firedFor, workspace.timezone);
     if (!resolved.ok && request.source === 'cron') {
       // Nobody is there to answer a 400: the tick is recorded as failed, with the reason.
-      return this.recordFailedFire(tx, routine, request, resolved.errors.map((e) => e.message).join('; '), now);
+      return this.recordFailedFire(tx, routine, request, resolved.errors.map((e) => e.message).join('; '));
     }
     if (!resolved.ok) {
       const details = resolved.errors.map((e) => ({ path: `variables.${e.name}`, message: e.message }));
       throw new ServiceError('validation_error', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
     }
-    const run: RoutineRun = {
-      id: newId('rr'), routine_id: routine.id, trigger_id: request.triggerId, source: request.source, status: 'received',
-      skip_reason: null, trigger_payload: resolved.values, linked_task_id: null, linked_wakeup_id: null,
-      coalesced_into_run_id: null, dispatch_fingerprint: dispatchFingerprint(routine), scheduled_for: request.scheduledFor ?? null,
-      delivery_id: request.deliveryId ?? null, outcome: null, delivery_status: 'none', error: null,
-      unattended: request.source !== 'manual', on_behalf_of: routine.owner_id, started_at: now, completed_at: null,
-    };
+    const run = this.newRun(routine, request, resolved.values, now);
     // The UNIQUE keys make a repeated tick or delivery a no-op, whatever raced to get here.
     if (!(await tx.routines.insertRun(run))) {
-      const earlier = request.deliveryId && request.triggerId ? await tx.routines.runByDelivery(request.triggerId, request.deliveryId) : undefined;
-      return { routineRun: earlier ?? run, created: false };
+      const raced = request.deliveryId && request.triggerId ? await tx.routines.runByDelivery(request.triggerId, request.deliveryId) : undefined;
+      return { routineRun: raced ?? run, created: false };
     }
+    // A fire that cannot reach its agent is a failed run, counted like one, never an error that
+    // rolls the tick back (a trigger would retry it for ever).
+    const problem = await this.assigneeProblem(tx, routine);
+    if (problem) return { routineRun: await this.failRun(tx, routine, run, `cannot dispatch: ${problem}`, now), created: true };
     const decided = await this.dispatch(tx, routine, run, request, now);
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: `routine_run_${decided.status}`, routine_id: routine.id,
@@ -313,22 +375,39 @@ export class RoutineService implements AgentRoutines {
     return { routineRun: decided, created: true };
   }
 
-  private async recordFailedFire(tx: Tx, routine: Routine, request: FireRequest, error: string, now: number): Promise<FireResult> {
-    const run: RoutineRun = {
-      id: newId('rr'), routine_id: routine.id, trigger_id: request.triggerId, source: request.source, status: 'failed',
-      skip_reason: null, trigger_payload: {}, linked_task_id: null, linked_wakeup_id: null, coalesced_into_run_id: null,
-      dispatch_fingerprint: dispatchFingerprint(routine), scheduled_for: request.scheduledFor ?? null, delivery_id: null,
-      outcome: 'failed', delivery_status: 'none', error, unattended: true, on_behalf_of: routine.owner_id, started_at: now, completed_at: now,
+  private newRun(routine: Routine, request: FireRequest, payload: Record<string, unknown>, now: number): RoutineRun {
+    return {
+      id: newId('rr'), routine_id: routine.id, trigger_id: request.triggerId, source: request.source, status: 'received',
+      skip_reason: null, trigger_payload: payload, linked_task_id: null, linked_wakeup_id: null,
+      coalesced_into_run_id: null, dispatch_fingerprint: dispatchFingerprint(routine), scheduled_for: request.scheduledFor ?? null,
+      delivery_id: request.deliveryId ?? null, outcome: null, delivery_status: 'none', error: null,
+      unattended: request.source !== 'manual', on_behalf_of: routine.owner_id, started_at: now, completed_at: null,
     };
-    const created = await tx.routines.insertRun(run);
-    if (created) {
-      await recordDecision(tx, this.deps.log, {
-        workspace_id: routine.workspace_id, code: 'routine_run_failed', routine_id: routine.id, actor_type: 'routine',
-        actor_id: routine.owner_id, unattended: true, message: `routine '${routine.name}' could not fire: ${error}`,
-      }, now, 'warn');
-      await this.countFailures(tx, routine, 'failed', now);
-    }
-    return { routineRun: run, created };
+  }
+
+  /**
+   * A cron tick that could not fire (its variables do not resolve, or the fire itself failed): its
+   * routine run goes received -> failed with the error and counts toward the failure limit. Public
+   * for the trigger actors, whose tick must move on even when the fire was refused.
+   */
+  async recordFailedFire(tx: Tx, routine: Routine, request: FireRequest, error: string): Promise<FireResult> {
+    const now = this.deps.clock.now();
+    const run = this.newRun(routine, { ...request, deliveryId: null }, {}, now);
+    if (!(await tx.routines.insertRun(run))) return { routineRun: run, created: false };
+    return { routineRun: await this.failRun(tx, routine, run, error, now), created: true };
+  }
+
+  private async failRun(tx: Tx, routine: Routine, run: RoutineRun, error: string, now: number): Promise<RoutineRun> {
+    const failed: RoutineRun = { ...run, status: 'failed', outcome: 'failed', error, completed_at: now };
+    await tx.routines.updateRun(run.id, { status: failed.status, outcome: failed.outcome, error, completed_at: now });
+    await recordDecision(tx, this.deps.log, {
+      workspace_id: routine.workspace_id, code: 'routine_run_failed', routine_id: routine.id,
+      agent_id: routine.assignee_agent_instance_id, actor_type: 'routine', actor_id: routine.owner_id, unattended: run.unattended,
+      message: `routine '${routine.name}' could not fire (${run.source}): ${error}`,
+      details: { routine_run_id: run.id, scheduled_for: run.scheduled_for, on_behalf_of: routine.owner_id },
+    }, now, 'warn');
+    await this.countFailures(tx, routine, 'failed', now);
+    return failed;
   }
 
   private async dispatch(tx: Tx, routine: Routine, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
@@ -336,37 +415,36 @@ export class RoutineService implements AgentRoutines {
       await tx.routines.updateRun(run.id, patch);
       return { ...run, ...patch };
     };
+    // A missed-ticks note goes with the next fire that reaches the agent, not with a skipped one.
+    const missed = combineMissed(routine.carried_missed_ticks, request.missedTicks ?? null);
+    const skip = async (reason: string) => {
+      if (request.missedTicks?.count) await tx.routines.update(routine.id, { carried_missed_ticks: missed });
+      return settle({ status: 'skipped', skip_reason: reason, completed_at: now });
+    };
     const cap = await this.capReached(tx, routine);
-    if (cap) return settle({ status: 'skipped', skip_reason: cap, completed_at: now });
+    if (cap) return skip(cap);
 
     const active = routine.concurrency_policy === 'always_enqueue' ? [] : await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
-    if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') {
-      return settle({ status: 'skipped', skip_reason: 'active_run', coalesced_into_run_id: null, completed_at: now });
-    }
+    if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') return skip('active_run');
+
+    if (routine.carried_missed_ticks) await tx.routines.update(routine.id, { carried_missed_ticks: null });
+    const fire = this.fireRequest(routine, run, { ...request, missedTicks: missed });
     if (active.length > 0) {
-      const target = await this.coalesceTarget(tx, routine, active);
-      if (target) {
-        await this.foldIntoActive(tx, target, run, request, now);
-        return settle({ status: 'coalesced', coalesced_into_run_id: target.id, completed_at: now });
+      const folded = await this.foldIntoActive(tx, routine, active, fire, now);
+      if (folded) {
+        return settle({ status: 'coalesced', coalesced_into_run_id: folded.into.id, linked_wakeup_id: folded.wakeup.id, completed_at: now });
       }
     }
     if (routine.task_template) {
       const task = await this.tasks.createTaskIn(tx, {
         workspace_id: routine.workspace_id,
         title: renderTemplate(routine.task_template.title, run.trigger_payload),
-        description: withMissedNote(renderTemplate(routine.task_template.description ?? '', run.trigger_payload), request.missedTicks),
+        description: withMissedNote(renderTemplate(routine.task_template.description ?? '', run.trigger_payload), missed),
         assignee_agent_instance_id: routine.assignee_agent_instance_id,
       }, { type: 'system', id: routine.id }, { workflow: 'routine', origin: 'routine', origin_id: routine.id });
       return settle({ status: 'task_created', linked_task_id: task.id });
     }
-    const outcome = await this.wakeups.enqueue(tx, {
-      agent_id: routine.assignee_agent_instance_id,
-      source: 'routine',
-      reason: `routine '${routine.name}' (${request.source})`,
-      payload: routinePayload(routine, run, request),
-      idempotency_key: this.keyFor(routine, request),
-      routine_run_id: run.id,
-    }, now);
+    const outcome = await this.wakeups.enqueue(tx, fire, now);
     if (outcome.kind === 'coalesced' || outcome.kind === 'merged_into_run') {
       // Folded into a wakeup that is already on its way: this fire's work is that wakeup's work.
       return settle({ status: 'coalesced', linked_wakeup_id: outcome.into.id, coalesced_into_run_id: outcome.into.routine_run_id, completed_at: now });
@@ -374,33 +452,44 @@ export class RoutineService implements AgentRoutines {
     return settle({ status: 'dispatched', linked_wakeup_id: outcome.wakeup.id });
   }
 
-  /**
-   * Which active run a coalesced fire joins. A heavy run is its task, so the fire simply folds into
-   * it. A lightweight fire joins an active run whose wakeup has not started; a session already
-   * running could not see it, so with only running sessions active the fire is dispatched and waits.
-   */
-  private async coalesceTarget(tx: Tx, routine: Routine, active: RoutineRun[]): Promise<RoutineRun | undefined> {
-    if (routine.task_template) return active[0];
-    for (const candidate of active) {
-      const wakeup = candidate.linked_wakeup_id ? await tx.wakeups.get(candidate.linked_wakeup_id) : undefined;
-      if (wakeup && (wakeup.status === 'queued' || wakeup.status === 'scheduled_retry')) return candidate;
-    }
-    return undefined;
+  /** The `routine` wakeup request a fire makes, keyed so that a tick or a delivery enqueues once. */
+  private fireRequest(routine: Routine, run: RoutineRun, request: FireRequest): EnqueueRequest {
+    return {
+      agent_id: routine.assignee_agent_instance_id,
+      source: 'routine',
+      reason: `routine '${routine.name}' (${request.source})`,
+      payload: routinePayload(routine, run, request),
+      idempotency_key: this.keyFor(routine, request),
+      routine_run_id: run.id,
+    };
   }
 
-  /** A coalesced fire still reaches the agent: its payload joins the waiting wakeup's context. */
-  private async foldIntoActive(tx: Tx, active: RoutineRun, run: RoutineRun, request: FireRequest, now: number) {
-    if (!active.linked_wakeup_id) return;
-    const wakeup = await tx.wakeups.get(active.linked_wakeup_id);
-    if (!wakeup || (wakeup.status !== 'queued' && wakeup.status !== 'scheduled_retry')) return;
-    const routine = (await tx.routines.get(active.routine_id))!;
-    await tx.wakeups.update(wakeup.id, {
-      coalesced_count: wakeup.coalesced_count + 1,
-      context_snapshot: appendWake(wakeup.context_snapshot, {
-        wakeup_id: wakeup.id, source: 'routine', reason: `routine '${routine.name}' (${request.source}), coalesced`,
-        payload: routinePayload(routine, run, request), requested_at: new Date(now).toISOString(),
-      }),
-    });
+  /**
+   * A coalesced fire still reaches the agent. It folds into an active run's wakeup that has not
+   * started yet, as the coalescing window folds a request (one rule, in WakeupService). A heavy
+   * run is its task: with no wakeup of the task waiting (its session runs now), the fire becomes
+   * the task's next wakeup. A lightweight fire with only running sessions active joins nothing: a
+   * session already running could not see it, so it is dispatched and waits.
+   */
+  private async foldIntoActive(tx: Tx, routine: Routine, active: RoutineRun[], fire: EnqueueRequest, now: number) {
+    const aboutTaskOf = (run: RoutineRun): EnqueueRequest =>
+      run.linked_task_id ? { ...fire, payload: { ...(fire.payload as object), task_id: run.linked_task_id } } : fire;
+    for (const candidate of active) {
+      const waiting = await this.waitingWakeupOf(tx, routine, candidate);
+      if (waiting) return { into: candidate, wakeup: await this.wakeups.foldRequestInto(tx, aboutTaskOf(candidate), waiting, now) };
+    }
+    const heavy = routine.task_template ? active[0] : undefined;
+    if (!heavy) return null;
+    const outcome = await this.wakeups.enqueue(tx, aboutTaskOf(heavy), now);
+    return { into: heavy, wakeup: outcome.kind === 'coalesced' || outcome.kind === 'merged_into_run' ? outcome.into : outcome.wakeup };
+  }
+
+  /** The wakeup of an active run that has not started: queued, or waiting for its retry. */
+  private async waitingWakeupOf(tx: Tx, routine: Routine, run: RoutineRun): Promise<Wakeup | undefined> {
+    const candidates = run.linked_task_id
+      ? (await tx.wakeups.openForTask(run.linked_task_id)).filter((w) => w.agent_id === routine.assignee_agent_instance_id)
+      : run.linked_wakeup_id ? [await tx.wakeups.get(run.linked_wakeup_id)] : [];
+    return candidates.find((w): w is Wakeup => w !== undefined && (w.status === 'queued' || w.status === 'scheduled_retry'));
   }
 
   private keyFor(routine: Routine, request: FireRequest): string | null {
@@ -422,28 +511,57 @@ export class RoutineService implements AgentRoutines {
   // Outcomes -----------------------------------------------------------------------------------
 
   /**
-   * Called when a wakeup ends. A lightweight run is linked by wakeup; a heavy run by its task,
-   * which auto-completes on success (the routine workflow's single step).
+   * Called on every path that ends a wakeup. A routine run's outcome comes from its own wakeup only:
+   * the wakeup a lightweight fire enqueued, or the assignment wakeup of a heavy run's task (not a
+   * comment, a review or a self-wake that happens to end first on that task).
    */
-  async recordOutcome(tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number, sessionRan: boolean): Promise<void> {
-    const run = wakeup.routine_run_id
-      ? await tx.routines.getRun(wakeup.routine_run_id)
-      : wakeup.task_id ? await tx.routines.runByTask(wakeup.task_id) : undefined;
-    if (!run || run.outcome !== null || (run.status !== 'dispatched' && run.status !== 'task_created')) return;
-    if (run.status === 'task_created' && wakeup.source === 'task_assigned' && outcome === 'succeeded' && sessionRan) {
-      const task = await tx.tasks.get(run.linked_task_id!);
-      if (task && task.state !== 'DONE') await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: run.routine_id }, null, true);
+  async recordOutcome(tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean): Promise<void> {
+    const run = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
+      : wakeup.task_id && wakeup.source === 'task_assigned' ? await tx.routines.runByTask(wakeup.task_id) : undefined;
+    if (!run) return;
+    const succeededHere = outcome === 'succeeded' && sessionRan;
+    if (run.status === 'coalesced' && run.coalesced_into_run_id && wakeup.task_id) {
+      // A fire folded into a heavy run's task as its next wakeup: its success may finish the task.
+      if (succeededHere) await this.completeRoutineTask(tx, wakeup, run.routine_id);
+      return;
     }
-    await tx.routines.updateRun(run.id, { outcome, completed_at: now });
+    if (run.outcome !== null || (run.status !== 'dispatched' && run.status !== 'task_created')) return;
+    if (run.status === 'task_created' && (await this.ownWakeupOf(tx, run))?.id !== wakeup.id) return;
+    if (run.status === 'task_created' && succeededHere) await this.completeRoutineTask(tx, wakeup, run.routine_id);
     const routine = await tx.routines.get(run.routine_id);
-    if (!routine) return;
+    if (routine) await this.settleRun(tx, routine, run, outcome, now, sessionRan);
+  }
+
+  /** The wakeup whose end settles the run: the one the fire enqueued, or its task's assignment. */
+  private async ownWakeupOf(tx: Tx, run: RoutineRun): Promise<Wakeup | undefined> {
+    if (run.status === 'dispatched') return run.linked_wakeup_id ? tx.wakeups.get(run.linked_wakeup_id) : undefined;
+    const id = run.linked_task_id ? await tx.routines.assignmentWakeupIdOf(run.linked_task_id) : undefined;
+    return id ? tx.wakeups.get(id) : undefined;
+  }
+
+  private async settleRun(tx: Tx, routine: Routine, run: RoutineRun, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) {
+    await tx.routines.updateRun(run.id, { outcome, completed_at: now });
     // "Failed runs in a row" means runs: a fire that never reached a session does not count.
     if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now);
     if (routine.delivery) tx.afterCommit(() => void this.deliver(routine, run.id, outcome));
   }
 
+  /**
+   * The routine workflow's single step: the task is done when a routine session on it succeeds,
+   * unless a fire coalesced into it still waits to run (that one completes it in turn).
+   */
+  private async completeRoutineTask(tx: Tx, ended: Wakeup, routineId: string) {
+    const task = await tx.tasks.get(ended.task_id!);
+    if (!task || task.workflow !== 'routine' || TERMINAL_TASK_STATES.includes(task.state)) return;
+    const fireWaiting = (await tx.wakeups.openForTask(task.id)).some((w) => w.id !== ended.id && w.source === 'routine');
+    if (fireWaiting) return;
+    await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId }, null, true);
+  }
+
   /** Failure stops rather than retries forever: after the limit the routine pauses itself. */
-  private async countFailures(tx: Tx, routine: Routine, outcome: string, now: number) {
+  private async countFailures(tx: Tx, stale: Routine, outcome: string, now: number) {
+    // Read again: several fires or outcomes in one transaction each count from the last one.
+    const routine = (await tx.routines.get(stale.id)) ?? stale;
     const failures = outcome === 'succeeded' ? 0 : routine.consecutive_failures + 1;
     const pause = failures >= routine.consecutive_failure_limit && routine.status === 'active';
     const reason = `paused after ${failures} consecutive failed runs; fix the cause, then set it active again`;
@@ -492,6 +610,18 @@ function checkCron(expression: string, timezone: string, path: string) {
 
 function nextTick(expression: string, timezone: string, after: number): number | null {
   return nextFireAfter(expression, timezone, new Date(after))?.getTime() ?? null;
+}
+
+/** Notes carried from skipped ticks add up: the count sums, the earliest `since` stays. */
+function combineMissed(carried: MissedTicks | null, fresh: MissedTicks | null): MissedTicks | null {
+  const notes = [carried, fresh].filter((note): note is MissedTicks => note !== null && note.count > 0);
+  if (notes.length === 0) return null;
+  return { count: notes.reduce((sum, note) => sum + note.count, 0), since: Math.min(...notes.map((note) => note.since)) };
+}
+
+function requireNotArchived(routine: Routine): Routine {
+  if (routine.status === 'archived') throw conflict(`routine '${routine.id}' is archived; its triggers cannot change`);
+  return routine;
 }
 
 function withMissedNote(description: string, missed: FireRequest['missedTicks']): string {

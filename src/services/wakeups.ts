@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
+import type { RoutineRunOutcome } from '../domain/routines.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
@@ -44,11 +45,15 @@ export interface WakeContext {
  * Persists wakeup requests: idempotency, the coalescing window and the claim-time merge, all in
  * the caller's transaction. The agent actor hears about a queued wakeup only after commit.
  */
+/** Settles the routine run a wakeup carries when the wakeup ends (the routine service provides it). */
+export type RoutineRunSettler = (tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) => Promise<void>;
+
 export class WakeupService {
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
     private readonly notifier: WakeupNotifier,
+    private readonly settleRoutineRun: RoutineRunSettler,
   ) {}
 
   async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
@@ -126,11 +131,27 @@ export class WakeupService {
       if (wakeup.status === 'claimed') continue; // running now: it finishes on its own
       await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: reason, finished_at: now });
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
+      await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
         wakeup_id: wakeup.id, message: `cancelled: ${reason}`, details: { reason },
       }, now);
     }
+  }
+
+  /** A wakeup cancelled before it could run (its task reassigned): its routine run ends `cancelled`. */
+  routineRunCancelled(tx: Tx, wakeup: Wakeup, now: number): Promise<void> {
+    return this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+  }
+
+  /**
+   * Folds a new request into `target`, a wakeup that has not started (queued, or waiting for its
+   * retry), by the same rule as the coalescing window: one run sees both. Returns the stored request.
+   */
+  foldRequestInto(tx: Tx, request: EnqueueRequest, target: Wakeup, now: number): Promise<Wakeup> {
+    const payload = parseWakeupPayload(request.source, request.payload);
+    const wakeup = this.newWakeup(target.workspace_id, request, payload, request.idempotency_key ?? null, now);
+    return this.foldInto(tx, wakeup, target, target.status === 'scheduled_retry' ? target.run_id : null, now);
   }
 
   private newWakeup(

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import type { ExecutorSpec } from '../../src/domain/executors.js';
 import type { AgentFunction } from '../../src/executors/types.js';
+import type { Clock } from '../../src/machines/clock.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -46,11 +47,12 @@ export const FAST_ENV: Record<string, string> = {
   OFFICE_SHUTDOWN_GRACE_MS: '2000',
 };
 
-export async function startHarness(env: Record<string, string> = {}, functions?: Map<string, AgentFunction>): Promise<Harness> {
+/** `clock` injects time (e.g. XState's SimulatedClock) to drive cron ticks, holds and windows by hand. */
+export async function startHarness(env: Record<string, string> = {}, functions?: Map<string, AgentFunction>, clock?: Clock): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'office-it-'));
   const dbPath = join(dir, 'office.db');
   let currentEnv = { ...FAST_ENV, OFFICE_DB: dbPath, ...env };
-  let scheduler = await boot(currentEnv, functions);
+  let scheduler = await boot(currentEnv, functions, clock);
   let url = (await scheduler.start()).url!;
 
   const harness: Harness = {
@@ -65,7 +67,7 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
     async restart(extraEnv = {}) {
       await scheduler.stop();
       currentEnv = { ...currentEnv, ...extraEnv };
-      scheduler = await boot(currentEnv, functions);
+      scheduler = await boot(currentEnv, functions, clock);
       url = (await scheduler.start()).url!;
     },
     async stop() {
@@ -105,8 +107,8 @@ export async function waitFor<T>(
   }
 }
 
-async function boot(env: Record<string, string>, functions?: Map<string, AgentFunction>) {
-  return createScheduler({ config: loadConfig(env), ...(functions ? { functions } : {}) });
+async function boot(env: Record<string, string>, functions?: Map<string, AgentFunction>, clock?: Clock) {
+  return createScheduler({ config: loadConfig(env), ...(functions ? { functions } : {}), ...(clock ? { clock } : {}) });
 }
 
 function safeJson(text: string): unknown {

@@ -66,7 +66,7 @@ describe('routines CRUD', () => {
     expect(JSON.stringify(list.body)).not.toContain(webhook.secret);
   });
 
-  it('PATCH updates fields and returns the detail; DELETE is 204 and then the routine is 404', async () => {
+  it('PATCH updates fields and returns the detail; DELETE is 204 and archives the routine (API.md, "Deleting a routine")', async () => {
     const { body, agentId } = await routineBody({ triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *' }] });
     const routine = (await h.api('POST', '/api/office/routines', body)).body;
     const patched = await h.api('PATCH', `/api/office/routines/${routine.id}`, {
@@ -82,10 +82,11 @@ describe('routines CRUD', () => {
 
     const deleted = await h.api('DELETE', `/api/office/routines/${routine.id}`);
     expect(deleted.status).toBe(204);
-    expect((await h.api('GET', `/api/office/routines/${routine.id}`)).status).toBe(404);
-    expect((await h.api('DELETE', `/api/office/routines/${routine.id}`)).status).toBe(404);
+    expect((await h.api('GET', `/api/office/routines/${routine.id}`)).body.status).toBe('archived');
+    expect((await h.api('DELETE', `/api/office/routines/${routine.id}`)).status).toBe(204);
+    expect((await h.api('DELETE', '/api/office/routines/rtn_nope')).status).toBe(404);
     const trigger = routine.triggers[0];
-    expect((await h.api('PATCH', `/api/office/routine-triggers/${trigger.id}`, { enabled: false })).status).toBe(404);
+    expect((await h.api('PATCH', `/api/office/routine-triggers/${trigger.id}`, { enabled: true })).status).toBe(409);
   });
 
   it('adds, patches and deletes triggers through /routines/:id/triggers and /routine-triggers/:id', async () => {

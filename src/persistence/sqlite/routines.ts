@@ -6,7 +6,7 @@ import { Table } from './table.js';
 const ROUTINE_COLUMNS = [
   'id', 'workspace_id', 'name', 'description', 'assignee_agent_instance_id', 'owner_id', 'status', 'paused_reason',
   'concurrency_policy', 'catch_up_policy', 'catch_up_max', 'task_template', 'variables', 'priority', 'jitter_sec',
-  'delivery', 'consecutive_failures', 'consecutive_failure_limit', 'created_at', 'updated_at',
+  'delivery', 'consecutive_failures', 'consecutive_failure_limit', 'carried_missed_ticks', 'created_at', 'updated_at',
 ] as const;
 const TRIGGER_COLUMNS = [
   'id', 'routine_id', 'kind', 'cron_expression', 'timezone', 'next_run_at', 'last_fired_at', 'public_id',
@@ -25,15 +25,15 @@ export class SqliteRoutines implements RoutineRepo {
 
   constructor(private readonly sql: Sql) {
     this.routines = new Table(sql, 'office_routines', ROUTINE_COLUMNS,
-      { json: { task_template: null, variables: [], delivery: null } });
+      { json: { task_template: null, variables: [], delivery: null, carried_missed_ticks: null } });
     this.triggers = new Table(sql, 'office_routine_triggers', TRIGGER_COLUMNS, { bool: ['enabled'] });
     this.runs = new Table(sql, 'office_routine_runs', RUN_COLUMNS, { json: { trigger_payload: {} }, bool: ['unattended'] });
   }
 
   async insert(routine: Routine) { this.routines.insert(routine); }
   async get(id: string) { return this.routines.get(id); }
-  async list(filter: { workspace_id?: string | undefined; assignee?: string | undefined }) {
-    const parts: string[] = [];
+  async list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }) {
+    const parts: string[] = filter.include_archived ? [] : ["status <> 'archived'"];
     const params: Record<string, unknown> = {};
     if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
     if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
@@ -41,11 +41,6 @@ export class SqliteRoutines implements RoutineRepo {
     return this.routines.many(`SELECT * FROM office_routines ${where} ORDER BY created_at, id LIMIT 1000`, params);
   }
   async update(id: string, patch: Partial<Routine>) { this.routines.update(id, patch); }
-  async delete(id: string) {
-    this.sql.run('DELETE FROM office_routine_runs WHERE routine_id = ?', [id]);
-    this.sql.run('DELETE FROM office_routine_triggers WHERE routine_id = ?', [id]);
-    this.sql.run('DELETE FROM office_routines WHERE id = ?', [id]);
-  }
 
   async insertTrigger(trigger: RoutineTrigger) { this.triggers.insert(trigger); }
   async getTrigger(id: string) { return this.triggers.get(id); }
@@ -82,15 +77,32 @@ export class SqliteRoutines implements RoutineRepo {
   async runByDelivery(triggerId: string, deliveryId: string) {
     return this.runs.one('SELECT * FROM office_routine_runs WHERE trigger_id = ? AND delivery_id = ?', [triggerId, deliveryId]);
   }
+  async retireDelivery(runId: string) {
+    // The id stays readable for audit, but no longer collides with a new delivery.
+    this.sql.run("UPDATE office_routine_runs SET delivery_id = delivery_id || '#expired:' || id WHERE id = ?", [runId]);
+  }
   async runsOf(routineId: string, limit: number) {
     return this.runs.many(
       'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?', [routineId, limit]);
   }
   async updateRun(id: string, patch: Partial<RoutineRun>) { this.runs.update(id, patch); }
   async activeRuns(routineId: string, fingerprint: string) {
+    // Heavy: its task is not DONE, CANCELLED or ARCHIVED (a person may close it while the session
+    // still runs). Lightweight: its wakeup has not ended. API.md, "Active".
     return this.runs.many(
-      `SELECT * FROM office_routine_runs WHERE routine_id = ? AND dispatch_fingerprint = ? AND outcome IS NULL
-         AND status IN ('task_created', 'dispatched') ORDER BY started_at, rowid LIMIT 20`, [routineId, fingerprint]);
+      `SELECT rr.* FROM tasks t JOIN office_routine_runs rr ON rr.linked_task_id = t.id
+        WHERE t.workflow = 'routine' AND t.origin_id = @routine AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED')
+          AND rr.routine_id = @routine AND rr.dispatch_fingerprint = @fingerprint AND rr.status = 'task_created'
+       UNION ALL
+       SELECT rr.* FROM office_routine_runs rr JOIN agent_wakeup_requests w ON w.id = rr.linked_wakeup_id
+        WHERE rr.routine_id = @routine AND rr.dispatch_fingerprint = @fingerprint AND rr.outcome IS NULL
+          AND rr.status = 'dispatched' AND w.status IN ('queued', 'claimed', 'scheduled_retry')
+       ORDER BY started_at, id LIMIT 20`, { routine: routineId, fingerprint });
+  }
+  async openRunsOf(routineId: string) {
+    return this.runs.many(
+      `SELECT * FROM office_routine_runs WHERE routine_id = ? AND outcome IS NULL AND status IN ('task_created', 'dispatched')
+       ORDER BY started_at, rowid`, [routineId]);
   }
   async countActiveRuns(filter: { agent_id?: string }) {
     if (filter.agent_id) {
@@ -107,5 +119,11 @@ export class SqliteRoutines implements RoutineRepo {
   }
   async runByTask(taskId: string) {
     return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_task_id = ? LIMIT 1', [taskId]);
+  }
+  async assignmentWakeupIdOf(taskId: string) {
+    // The task's first assignment: the one its creation by the fire produced.
+    return this.sql.get<{ id: string }>(
+      `SELECT id FROM agent_wakeup_requests WHERE task_id = ? AND source = 'task_assigned'
+       ORDER BY requested_at, rowid LIMIT 1`, [taskId])?.id;
   }
 }
