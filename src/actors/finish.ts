@@ -70,6 +70,11 @@ async function markAgentFinished(tx: Tx, agentId: string, now: number) {
 
 export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
   const errorText = result.error ?? 'run failed';
+  const agent = await tx.agents.get(wakeup.agent_id);
+  if (!agent || agent.deleted_at !== null) {
+    await endForDeletedAgent(ctx, tx, wakeup, run, errorText, now);
+    return { retryAt: null };
+  }
   const plan = planRetry({
     errorText,
     now: new Date(now),
@@ -98,6 +103,18 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
   }
   await escalateFailure(ctx, tx, wakeup, run, errorText, plan.retryCount, now);
   return { retryAt: null };
+}
+
+/**
+ * A session that was running when its agent was deleted, and failed: no retry is scheduled, since no
+ * actor will ever claim it, and the coordinator is not woken about an agent that is gone.
+ */
+async function endForDeletedAgent(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, now: number) {
+  await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText });
+  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now, true);
+  await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_cancelled', 'failed and not retried: the agent was deleted', now, {
+    reason: 'agent_deleted', error: errorText.slice(-500),
+  }, 'warn');
 }
 
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */

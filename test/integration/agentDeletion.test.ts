@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { apiClient } from '../helpers/client.js';
-import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -14,7 +14,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const { call, get, post, listWakeups, listActivity, createAgent, createTask, settled, quiet } = apiClient(() => h);
+const { call, get, post, listWakeups, listActivity, createAgent, createTask, settled, quiet, waitForRun, waitForWakeupEnd } = apiClient(() => h);
 
 const move = (taskId: string, state: string): Promise<any> => post(`/api/office/tasks/${taskId}/move`, { state }, 200);
 
@@ -72,5 +72,20 @@ describe('deleting an agent', () => {
     const skipped = await h.waitFor(async () => (await listActivity({ workspace_id: workspaceId, code: 'wakeup_skipped_agent_deleted' }))[0], 'the skip decision');
     expect(skipped).toMatchObject({ agent_id: p, task_id: shipped.id });
     expect(skipped.message).toMatch(/was deleted/);
+  });
+
+  it('GIVEN a session running when its agent is deleted WHEN that session fails THEN its wakeup ends cancelled (agent_deleted) instead of waiting for a retry no actor will ever claim', async () => {
+    h = await startHarness();
+    // The session outlives its 1 s timeout, so it fails after the deletion.
+    const { workspaceId, agentId: p } = await seedAgent(h, { name: 'P', executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '5000' }, 1) });
+    const task = await createTask({ workspace_id: workspaceId, title: 'Long job', assignee_agent_instance_id: p });
+    const run = await waitForRun({ agent_id: p }, 'running', 'the session to start');
+    expect((await h.api('DELETE', `/api/office/agents/${p}`)).status).toBe(204);
+
+    const ended = await waitForWakeupEnd(run.wakeup_id, 'the failed session\'s wakeup to end', 20_000);
+    expect(ended).toMatchObject({ status: 'cancelled', cancel_reason: 'agent_deleted', retry_count: 0, task_id: task.id });
+    expect((await get(`/api/office/runs/${run.id}`)).status).toBe('failed');
+    expect((await listWakeups({ agent_id: p })).filter((w) => w.status === 'scheduled_retry')).toEqual([]);
+    await outboxDrained();
   });
 });
