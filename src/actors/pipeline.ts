@@ -129,7 +129,7 @@ export class RunPipeline {
         }
         await tx.runs.update(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR });
         await tx.runs.clearToken(run.id);
-        if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+        if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {
           await handleWakeupFailure(this.ctx, tx, wakeup, interruptedRun, { ok: false, resultJson: {}, error: INTERRUPTED_ERROR, interrupted: true }, now);
@@ -139,7 +139,7 @@ export class RunPipeline {
       for (const wakeup of await tx.wakeups.listOpen()) {
         if (wakeup.status !== 'claimed') continue;
         // A claim whose process died before launch: the claim query is the truth, so it is queued again.
-        if (wakeup.task_id) await tx.tasks.releaseCheckout(wakeup.task_id, wakeup.id);
+        if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
         await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null });
         requeued++;
       }

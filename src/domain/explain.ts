@@ -44,7 +44,8 @@ const CANCEL_SENTENCES: Record<string, (i: ExplainInput) => string> = {
 
 const SKIP_SENTENCES: Record<string, string> = {
   no_actionable_tasks: 'skipped: no actionable tasks',
-  checkout_conflict: 'skipped: another agent holds the task',
+  // Only rows from before checkout conflicts waited (pinned): a conflict now waits for the release.
+  checkout_conflict: 'skipped: another run held the task',
   budget_exceeded: 'skipped: budget exceeded; agent paused',
   blocked: 'skipped: the task is blocked; it wakes again when its blockers resolve',
   agent_paused: 'finished with no run: agent is paused',
