@@ -26,7 +26,7 @@ describe('checkout conflicts wait for the release', () => {
     const xRun = await waitForRun({ task_id: taskId }, 'running', 'X\'s session');
 
     await patch(`/api/office/tasks/${taskId}`, { assignee_agent_instance_id: y });
-    const yRun = await waitForRun({ agent_id: y }, 'succeeded', 'Y\'s run on the reassigned task', 10_000);
+    const yRun = await waitForRun({ agent_id: y }, 'succeeded', 'Y\'s run on the reassigned task');
     expect(yRun.task_id).toBe(taskId);
     const xDone = (await listRuns({ agent_id: x })).find((r) => r.id === xRun.id);
     expect(xDone.status).toBe('succeeded');
@@ -38,6 +38,20 @@ describe('checkout conflicts wait for the release', () => {
     expect(await h.scheduler.recovery.sweep()).toBe(0);
   });
 
+  it('GIVEN Y\'s wakeup parked behind X\'s checkout WHEN the scheduler restarts (X\'s session is stopped with it) THEN Y\'s wakeup is offered again at boot and runs', async () => {
+    h = await startHarness({ OFFICE_SHUTDOWN_GRACE_MS: '200' });
+    const { workspaceId, agentId: x } = await seedAgent(h, { name: 'X', executor: sleeper(20_000) });
+    const y = await createAgent(workspaceId, { name: 'Y' });
+    const taskId = await createTaskId(workspaceId, 'Rotate the keys', x);
+    await waitForRun({ task_id: taskId }, 'running', 'X\'s session');
+    await patch(`/api/office/tasks/${taskId}`, { assignee_agent_instance_id: y });
+    const parked = await h.waitFor(async () => (await listWakeups({ agent_id: y })).find((w) => w.status === 'queued' && /^queued: waiting for/.test(w.explain)), 'Y\'s wakeup to park');
+
+    await h.restart();
+    const yRun = await waitForRun({ agent_id: y }, 'succeeded', 'Y\'s run after the restart');
+    expect(yRun).toMatchObject({ task_id: taskId, wakeup_id: parked.id });
+  });
+
   it('GIVEN two reviewers woken together on a task WHEN both claim it THEN both reviews run, one after the other', async () => {
     h = await startHarness();
     const { workspaceId, agentId: author } = await seedAgent(h, { name: 'Author' });
@@ -47,7 +61,7 @@ describe('checkout conflicts wait for the release', () => {
     await quiet(author);
 
     await h.api('POST', `/api/office/tasks/${task.id}/move`, { state: 'IN_REVIEW' });
-    const runs = await Promise.all([alice, bob].map((reviewer) => waitForRun({ agent_id: reviewer }, 'succeeded', `the review of ${reviewer}`, 10_000)));
+    const runs = await Promise.all([alice, bob].map((reviewer) => waitForRun({ agent_id: reviewer }, 'succeeded', `the review of ${reviewer}`)));
     for (const run of runs) expect(run.task_id).toBe(task.id);
     const [first, second] = [...runs].sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
     expect(Date.parse(second!.started_at)).toBeGreaterThanOrEqual(Date.parse(first!.finished_at));
@@ -76,7 +90,7 @@ describe('checkout conflicts wait for the release', () => {
         if (!runs.some((r) => r.status === 'succeeded' && Date.parse(r.started_at) >= Date.parse(task.assigned_at))) return false;
       }
       return true;
-    }, 'every task to be run by its final assignee', 10_000);
+    }, 'every task to be run by its final assignee', 20_000);
     const all = await Promise.all(agents.map((agent) => quiet(agent)));
     expect(all.flat().filter((w) => w.skip_reason === 'checkout_conflict')).toEqual([]);
   });
