@@ -57,7 +57,7 @@ export class SqliteTasks implements TaskRepo {
 
   async unassignOpen(agentId: string, at: number) {
     return this.sql.all<{ id: string; workspace_id: string; title: string }>(
-      `UPDATE tasks SET assignee_agent_instance_id = NULL, updated_at = ?
+      `UPDATE tasks SET assignee_agent_instance_id = NULL, assigned_at = NULL, updated_at = ?
        WHERE assignee_agent_instance_id = ? AND state NOT IN (${TERMINAL_STATE_SQL}) RETURNING id, workspace_id, title`, [at, agentId]);
   }
 
