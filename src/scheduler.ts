@@ -69,6 +69,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     now: () => clock.now(),
     publish: (events) => bus!.publish(events),
     onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
+    timers: clock,
+    log,
   });
   bus = new EventBus(log, (ids) => {
     acknowledged.push(...ids);

@@ -2,8 +2,10 @@
  * processWakeup: prepare (claim and every guard, one transaction), launch (outside any
  * transaction), finish (one transaction). The agent actor hears the outcome as DISPATCH_ENDED.
  */
+import { backoffDelayMs } from '../domain/backoff.js';
 import type { Run } from '../domain/types.js';
 import { stopLeftoverSessions, type LeftoverSession, type SessionIdentity } from '../executors/sessions.js';
+import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
@@ -16,15 +18,27 @@ export interface DispatchOutcome {
 /** The text a run left `running` by a dead process carries into failure handling. */
 export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the run was in progress';
 
+/**
+ * Delays between attempts to record a run's outcome while the database cannot be written: soon
+ * after space is freed the outcome is recorded, and an outage costs one attempt every 5 s.
+ */
+const RECORD_RETRY_STEPS_MS = [250, 500, 1_000, 2_000, 5_000];
+
 export class RunPipeline {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   private readonly processing = new Set<Promise<unknown>>();
+  /** Runs whose outcome waits for the database to be writable, by run id: `stop` ends the wait at shutdown. */
+  private readonly unrecorded = new Map<string, { stop: () => void }>();
   private closing = false;
 
   constructor(private readonly ctx: PipelineContext) {}
 
   get runningCount(): number {
     return this.inFlight.size;
+  }
+
+  get unrecordedCount(): number {
+    return this.unrecorded.size;
   }
 
   /** Claims and runs one wakeup. After close() nothing new is claimed: the row stays queued for the next boot. */
@@ -75,29 +89,66 @@ export class RunPipeline {
         error: interrupted ? INTERRUPTED_ERROR : result.error,
         interrupted,
       };
-      const outcome = await this.finish(prepared.wakeup.id, run, recorded);
-      return { ranSession: true, retryAt: outcome.retryAt };
+      const outcome = await this.finish(prepared.wakeup.id, run, recorded, clock.now());
+      return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
       this.inFlight.delete(run.id);
     }
   }
 
   /**
-   * Records the result. If that transaction fails (an action that cannot apply, a constraint), the
-   * run is still closed in a second one, without follow-ups, so nothing stays claimed or running.
+   * Records the result, as of `endedAt`. If the database cannot be written (a full disk, a read-only
+   * file), the outcome stays in memory and the same finish is retried on a capped backoff until it
+   * is recorded; the agent actor hears nothing meanwhile, so it claims no new work for this slot.
+   * If the transaction fails otherwise (an action that cannot apply, a constraint), the run is still
+   * closed in a second one, without follow-ups, so nothing stays claimed or running.
+   * Null when the pipeline closes before the outcome could be recorded: the next boot marks the run
+   * interrupted.
    */
-  private async finish(wakeupId: string, run: Run, result: RunResult): Promise<FinishOutcome> {
-    const { store, clock, log } = this.ctx;
+  private async finish(wakeupId: string, run: Run, result: RunResult, endedAt: number): Promise<FinishOutcome | null> {
+    const { store, log } = this.ctx;
+    let recording = result;
     try {
-      return await store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, result, clock.now()));
-    } catch (error) {
-      log.error({ err: error, run_id: run.id, wakeup_id: wakeupId }, 'recording the run failed; closing it without follow-ups');
-      const fallback: RunResult = {
-        ok: false, resultJson: result.resultJson, followUps: false,
-        error: `the run's result could not be recorded: ${(error as Error).message}`,
-      };
-      return store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, fallback, clock.now()));
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const outcome = await store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, recording, endedAt));
+          if (attempt > 0) log.info({ run_id: run.id, wakeup_id: wakeupId, attempts: attempt + 1 }, 'recorded the run outcome once the database could be written again');
+          return outcome;
+        } catch (error) {
+          if (isStorageUnavailable(error)) {
+            if (!(await this.waitToRecordAgain(wakeupId, run, recording, attempt, error))) return null;
+            continue;
+          }
+          if (recording.followUps === false) throw error;
+          log.error({ err: error, run_id: run.id, wakeup_id: wakeupId }, 'recording the run failed; closing it without follow-ups');
+          recording = {
+            ok: false, resultJson: result.resultJson, followUps: false,
+            error: `the run's result could not be recorded: ${(error as Error).message}`,
+          };
+        }
+      }
+    } finally {
+      this.unrecorded.delete(run.id);
     }
+  }
+
+  /** Waits out one backoff step; false when the pipeline closes first (the outcome is then logged, not recorded). */
+  private async waitToRecordAgain(wakeupId: string, run: Run, result: RunResult, attempt: number, error: unknown): Promise<boolean> {
+    const { clock, log } = this.ctx;
+    const context = { run_id: run.id, wakeup_id: wakeupId, agent_id: run.agent_id, outcome_ok: result.ok, outcome_error: result.error };
+    if (!this.closing) {
+      const delay = backoffDelayMs(attempt, RECORD_RETRY_STEPS_MS, 0, this.ctx.random);
+      log.warn({ ...context, err: error, attempt: attempt + 1, retry_in_ms: delay },
+        'the database cannot be written: keeping the run outcome in memory and trying again');
+      const waited = await new Promise<boolean>((resolve) => {
+        const handle = clock.setTimeout(() => resolve(true), delay);
+        this.unrecorded.set(run.id, { stop: () => { clock.clearTimeout(handle); resolve(false); } });
+      });
+      if (waited) return true;
+    }
+    log.error({ ...context, err: error, result_json: result.resultJson },
+      'shutting down with a run outcome that could not be recorded (the database cannot be written); the next start marks the run interrupted');
+    return false;
   }
 
   /** The session's pid, group and start time go on the run: what the next boot checks (recoverAfterCrash). */
@@ -154,6 +205,8 @@ export class RunPipeline {
   /** On shutdown: nothing new is claimed; sessions still running after the grace period are aborted. */
   async drain(graceMs: number): Promise<void> {
     this.closing = true;
+    // An outcome waiting for storage gives up now, with a loud log line, instead of holding shutdown.
+    for (const waiting of this.unrecorded.values()) waiting.stop();
     // A claim already in preparation either launches (and is drained below) or ends without a run.
     await Promise.race([Promise.allSettled([...this.processing]), new Promise((resolve) => setTimeout(resolve, 50).unref())]);
     const pending = [...this.inFlight.values()];

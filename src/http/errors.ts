@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
+import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import { ServiceError } from '../services/errors.js';
 
 const STATUS_BY_CODE: Record<ServiceError['code'], number> = {
@@ -10,6 +11,9 @@ const STATUS_BY_CODE: Record<ServiceError['code'], number> = {
   not_found: 404,
   conflict: 409,
 };
+
+/** A hint sent with 503 storage_unavailable: retrying sooner only adds load while a volume is full. */
+const STORAGE_RETRY_AFTER_SEC = 5;
 
 export function errorBody(code: string, message: string, details?: unknown[]) {
   return { error: { code, message, ...(details && details.length ? { details } : {}) } };
@@ -29,6 +33,10 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (error instanceof InvalidWakeupPayloadError) {
     return reply.code(400).send(errorBody('validation_error', error.message, error.issues));
+  }
+  if (isStorageUnavailable(error)) {
+    request.log.warn({ err: error }, 'storage unavailable');
+    return reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SEC)).send(errorBody('storage_unavailable', error.message));
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return reply.code(413).send(errorBody('payload_too_large', error.message));

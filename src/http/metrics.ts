@@ -13,6 +13,7 @@ interface MetricSources {
 /** Prometheus text format. The statement counter shows whether an idle process really is idle. */
 export async function renderMetrics(sources: MetricSources): Promise<string> {
   const statementsBefore = sources.store.statementsExecuted();
+  const storage = sources.store.storageHealth();
   const { wakeups, runs } = await sources.store.read(async (tx) => ({
     wakeups: await tx.wakeups.countByStatus(),
     runs: await tx.runs.countByStatus(),
@@ -30,6 +31,17 @@ export async function renderMetrics(sources: MetricSources): Promise<string> {
     '# HELP office_runs_in_flight Sessions running in this process.',
     '# TYPE office_runs_in_flight gauge',
     `office_runs_in_flight ${sources.pipeline.runningCount}`,
+    '# HELP office_runs_unrecorded Finished runs whose outcome waits in memory for the database to be writable.',
+    '# TYPE office_runs_unrecorded gauge',
+    `office_runs_unrecorded ${sources.pipeline.unrecordedCount}`,
+    '# HELP office_storage_writable 1 while writes reach the database, 0 while they fail (full disk, read-only, I/O error).',
+    '# TYPE office_storage_writable gauge',
+    `office_storage_writable ${storage.writable ? 1 : 0}`,
+    ...(storage.walBytes === null ? [] : [
+      '# HELP office_sqlite_wal_bytes Size of the SQLite write-ahead log file.',
+      '# TYPE office_sqlite_wal_bytes gauge',
+      `office_sqlite_wal_bytes ${storage.walBytes}`,
+    ]),
     '# HELP office_wakeups Wakeup requests by status.',
     '# TYPE office_wakeups gauge',
     ...Object.entries(wakeups).map(([status, n]) => `office_wakeups{status="${status}"} ${n}`),

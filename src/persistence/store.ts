@@ -31,7 +31,18 @@ export interface Store {
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements executed since open: the idle-SQL figure and a /metrics counter. */
   statementsExecuted(): number;
+  /** Whether writes reach the database; readiness and /metrics follow it (no SQL: safe to poll). */
+  storageHealth(): StorageHealth;
   close(): Promise<void>;
+}
+
+export interface StorageHealth {
+  /** False from a write that failed for storage reasons (see StorageUnavailableError) until one succeeds again. */
+  writable: boolean;
+  /** Why writes fail, while they do; the message a 503 carries. */
+  failure: string | null;
+  /** Size of the write-ahead log in bytes; null where the store keeps none. */
+  walBytes: number | null;
 }
 
 export interface Tx {

@@ -10,8 +10,13 @@ const STREAM_RETRY_MS = 2_000;
 export function systemRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-    app.get('/readyz', { schema: { hide: true } }, async (_req, reply) =>
-      ctx.isReady() ? { status: 'ready' } : reply.code(503).send(errorBody('not_ready', 'actors are still being restored')));
+    app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+      if (!ctx.isReady()) return reply.code(503).send(errorBody('not_ready', 'actors are still being restored'));
+      // Readiness follows storage: a scheduler that cannot record anything should get no traffic.
+      const storage = ctx.store.storageHealth();
+      if (!storage.writable) return reply.code(503).send(errorBody('storage_unavailable', storage.failure ?? 'the database cannot be written'));
+      return { status: 'ready' };
+    });
     app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
       reply.type('text/plain; version=0.0.4').send(await ctx.metrics()));
 

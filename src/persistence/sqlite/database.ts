@@ -10,6 +10,19 @@ export interface OpenOptions {
 /** How long a writer waits on another connection's lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * Pages after which a commit checkpoints the WAL into the database: SQLite's own default (about
+ * 4 MiB at 4 KiB pages), set here so that it holds whatever the build's default is. It bounds the
+ * WAL during a long burst; the store truncates it to zero once writes stop (see SqliteStore).
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * After a checkpoint the WAL is reused from its start but keeps its size on disk; this cuts it back
+ * to 4 MiB, so one huge transaction does not hold its space on a small volume for ever.
+ */
+const JOURNAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
 export function openDatabase(path: string, options: OpenOptions): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
@@ -17,5 +30,7 @@ export function openDatabase(path: string, options: OpenOptions): Database.Datab
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`synchronous = ${options.synchronous}`);
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   return db;
 }

@@ -1,7 +1,12 @@
 import type Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import pino, { type Logger } from 'pino';
+import { backoffDelayMs } from '../../domain/backoff.js';
 import type { DomainEvent, EventOf, EventType } from '../../events/types.js';
-import type { Store, Tx } from '../store.js';
+import { wallClock, type Clock } from '../../machines/clock.js';
+import type { StorageUnavailableError } from '../storageUnavailable.js';
+import type { StorageHealth, Store, Tx } from '../store.js';
 import { SqliteActivity, SqliteInbox } from './activity.js';
 import { SqliteBudgets } from './budgets.js';
 import { openDatabase } from './database.js';
@@ -12,12 +17,26 @@ import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
 import { SqliteRoutines } from './routines.js';
 import { SqliteRuns } from './runs.js';
 import { Sql } from './sql.js';
+import { toStorageUnavailable } from './storageFailure.js';
 import { SqliteApprovals, SqliteComments, SqliteTasks } from './tasks.js';
 import { SqliteWakeups } from './wakeups.js';
 
 /** Bounds on one group commit, so a burst cannot hold every caller for long. */
 const MAX_BATCH_UNITS = 512;
 const MAX_BATCH_MS = 10;
+
+/**
+ * How long after the last write the store truncates the WAL. Short, so the WAL shrinks soon after
+ * a burst; it is one statement once per burst, never while the process stays idle (the idle
+ * benchmark starts measuring 2 s after boot's writes).
+ */
+const IDLE_CHECKPOINT_MS = 500;
+
+/**
+ * Delays between storage probes while the database cannot be written: readiness comes back within
+ * 5 s of space being freed, for the cost of one page write every 5 s during an outage.
+ */
+const STORAGE_PROBE_STEPS_MS = [250, 500, 1_000, 2_000, 5_000];
 
 interface Unit {
   kind: 'write' | 'read';
@@ -38,11 +57,30 @@ export interface SqliteStoreOptions {
   publish: (events: DomainEvent[]) => void;
   /** Told about a failure of the store's own machinery (not of a unit of work). */
   onFatal?: (error: unknown) => void;
+  /** Timers of the storage probe and the idle checkpoint (the scheduler passes its clock); the wall clock if absent. */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  /** Storage outages, recoveries and failed checkpoints are logged here; nowhere if absent. */
+  log?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+/** Since when, and why, writes fail; how many probes have been armed since. */
+interface Outage {
+  error: StorageUnavailableError;
+  since: number;
+  probes: number;
 }
 
 /**
  * SQLite behind the async Store port. One connection; units of work run one after another, so an
  * awaiting unit never interleaves with another on the connection.
+ *
+ * Storage health: a unit that fails because the file cannot be written (a full disk, a read-only
+ * file, an I/O error: see storageFailure.ts) is rejected with StorageUnavailableError and starts an
+ * outage. During an outage a probe (one real page write) runs on a capped backoff, and right after
+ * any commit that wrote, until one succeeds; that ends the outage. Healthy, this costs no SQL.
+ *
+ * The WAL: autocheckpoint bounds it during a burst (database.ts); IDLE_CHECKPOINT_MS after the last
+ * write, one TRUNCATE checkpoint (run between batches) gives its space back to the volume.
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
@@ -52,8 +90,15 @@ export class SqliteStore implements Store {
   private draining = false;
 
   private readonly releaseLock: () => void;
+  private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private outage: Outage | null = null;
+  private probeTimer: unknown = null;
+  private checkpointTimer: unknown = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
+    this.timers = options.timers ?? wallClock;
+    this.log = options.log ?? pino({ level: 'silent' });
     this.releaseLock = acquireDatabaseLock(options.path);
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
@@ -81,6 +126,20 @@ export class SqliteStore implements Store {
     return this.sql.statementsExecuted;
   }
 
+  storageHealth(): StorageHealth {
+    return { writable: this.outage === null, failure: this.outage?.error.message ?? null, walBytes: this.walBytes() };
+  }
+
+  /** Read from the file system, not with SQL, so a scrape never touches the database. */
+  private walBytes(): number | null {
+    if (this.options.path === ':memory:') return null;
+    try {
+      return statSync(`${this.options.path}-wal`).size;
+    } catch {
+      return 0; // No WAL file: nothing to checkpoint.
+    }
+  }
+
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.schedule('write', work);
   }
@@ -92,6 +151,9 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (!this.db.open) return;
     await this.read(async () => undefined);
+    this.timers.clearTimeout(this.probeTimer);
+    this.timers.clearTimeout(this.checkpointTimer);
+    if (this.outage) this.log.error({ db: this.options.path, err: this.outage.error }, 'closing the store while the database cannot be written');
     if (this.db.open) this.db.close();
     this.releaseLock();
   }
@@ -130,32 +192,46 @@ export class SqliteStore implements Store {
    */
   private async runBatch(): Promise<void> {
     const outcomes: UnitOutcome[] = [];
-    let current: Unit | undefined;
+    // Taken before BEGIN, so that a BEGIN that fails rejects it and the queue moves on.
+    let current: Unit | undefined = this.pending.shift();
     const began = performance.now();
     try {
-      // BEGIN can fail too (another connection holding the lock past the busy timeout).
+      // BEGIN can fail too (another connection holding the lock past the busy timeout, a read-only file).
       this.sql.exec('BEGIN IMMEDIATE');
-      while (this.pending.length > 0 && outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) {
-        current = this.pending.shift()!;
+      while (current) {
         // The first unit needs no savepoint: if it fails, the whole (so far empty) batch rolls back.
         const first = outcomes.length === 0;
         const outcome = await this.runUnit(current, !first);
         current = undefined;
         if (first && !outcome.ok) {
-          this.sql.exec('ROLLBACK');
+          this.rollback();
           this.settle(outcome);
           return;
         }
         outcomes.push(outcome);
+        // A unit that swallowed a failure which ended the transaction must not leave the rest to autocommit.
+        if (!this.db.inTransaction) throw outcome.ok ? new Error('the transaction ended inside a unit of work; the batch was rolled back') : outcome.error;
+        if (outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) current = this.pending.shift();
       }
       this.sql.exec('COMMIT');
     } catch (error) {
-      if (this.db.inTransaction) this.sql.exec('ROLLBACK');
-      for (const outcome of outcomes) outcome.unit.reject(error);
-      current?.reject(error);
+      this.rollback();
+      const failure = this.failure(error);
+      for (const outcome of outcomes) outcome.unit.reject(failure);
+      current?.reject(failure);
       return;
     }
     for (const outcome of outcomes) this.settle(outcome);
+    if (outcomes.some((outcome) => outcome.ok && outcome.unit.kind === 'write')) this.committedWrites();
+  }
+
+  /** Never throws: every unit of the batch must still hear back. */
+  private rollback(): void {
+    try {
+      if (this.db.inTransaction) this.sql.exec('ROLLBACK');
+    } catch (error) {
+      this.log.error({ err: error, db: this.options.path }, 'rolling back a failed batch failed');
+    }
   }
 
   private async runUnit(unit: Unit, savepoint: boolean): Promise<UnitOutcome> {
@@ -174,6 +250,8 @@ export class SqliteStore implements Store {
       if (savepoint) this.sql.exec('RELEASE unit');
       return { unit, ok: true, value, events, callbacks };
     } catch (error) {
+      // A full disk can make SQLite roll the whole transaction back: there is no savepoint to return to.
+      if (savepoint && !this.db.inTransaction) throw error;
       if (savepoint) {
         this.sql.exec('ROLLBACK TO unit');
         this.sql.exec('RELEASE unit');
@@ -184,12 +262,100 @@ export class SqliteStore implements Store {
 
   private settle(outcome: UnitOutcome): void {
     if (!outcome.ok) {
-      outcome.unit.reject(outcome.error);
+      outcome.unit.reject(this.failure(outcome.error));
       return;
     }
     if (outcome.events.length > 0) this.options.publish(outcome.events);
     for (const callback of outcome.callbacks) callback();
     outcome.unit.resolve(outcome.value);
+  }
+
+  /** What a unit is rejected with: a storage failure becomes StorageUnavailableError and starts (or continues) an outage. */
+  private failure(error: unknown): unknown {
+    const storage = toStorageUnavailable(error);
+    if (!storage) return error;
+    this.startOutage(storage);
+    return storage;
+  }
+
+  private startOutage(error: StorageUnavailableError): void {
+    if (this.outage) {
+      this.outage.error = error;
+    } else {
+      this.outage = { error, since: this.options.now(), probes: 0 };
+      this.log.error({ err: error, db: this.options.path, code: error.storageCode },
+        'the database cannot be written: writes answer 503 storage_unavailable and /readyz 503 until a write succeeds');
+    }
+    if (this.probeTimer === null) {
+      const delay = backoffDelayMs(this.outage.probes++, STORAGE_PROBE_STEPS_MS, 0, Math.random);
+      this.probeTimer = this.timers.setTimeout(() => {
+        this.probeTimer = null;
+        this.probe();
+      }, delay);
+    }
+  }
+
+  private endOutage(): void {
+    if (!this.outage) return;
+    this.log.info({ db: this.options.path, down_ms: this.options.now() - this.outage.since, probes: this.outage.probes },
+      'the database can be written again');
+    this.timers.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    this.outage = null;
+  }
+
+  /**
+   * One real write: rewriting the header's application_id with its own value changes nothing, yet
+   * page 1 must reach the WAL (an UPDATE to the same value would not: SQLite skips identical cells).
+   */
+  private probe(): void {
+    if (!this.outage || !this.db.open) return;
+    if (this.db.inTransaction) {
+      // A batch is awaiting a unit: its commit (or its failure) decides instead; keep probing meanwhile.
+      this.startOutage(this.outage.error);
+      return;
+    }
+    try {
+      const applicationId = this.sql.get<{ application_id: number }>('PRAGMA application_id')!.application_id;
+      this.sql.exec(`PRAGMA application_id = ${applicationId}`);
+      this.endOutage();
+    } catch (error) {
+      const storage = toStorageUnavailable(error);
+      if (storage) this.startOutage(storage);
+      else this.log.error({ err: error, db: this.options.path }, 'the storage probe failed for a reason other than storage; probing stops');
+    }
+  }
+
+  private committedWrites(): void {
+    // Reads do not postpone the checkpoint: a dashboard polling every 100 ms must not keep the WAL.
+    this.armIdleCheckpoint();
+    // A commit that wrote proves little on its own (SQLite may have had nothing to write): the probe decides.
+    if (this.outage) this.probe();
+  }
+
+  private armIdleCheckpoint(): void {
+    this.timers.clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = this.timers.setTimeout(() => {
+      this.checkpointTimer = null;
+      this.checkpointWhenIdle();
+    }, IDLE_CHECKPOINT_MS);
+  }
+
+  /** Once after a burst of writes; the next write arms it again. */
+  private checkpointWhenIdle(): void {
+    if (!this.db.open) return;
+    // A batch is awaiting a unit (a checkpoint cannot run inside a transaction): try again a little later.
+    if (this.draining || this.db.inTransaction) {
+      this.armIdleCheckpoint();
+      return;
+    }
+    try {
+      const result = this.sql.get<{ busy: number; log: number; checkpointed: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
+      if (result?.busy) this.log.warn({ db: this.options.path, ...result }, 'the WAL checkpoint could not finish: another connection reads');
+    } catch (error) {
+      // The WAL still holds every commit; the next burst's checkpoint tries again.
+      this.log.warn({ err: error, db: this.options.path }, 'checkpointing the WAL failed');
+    }
   }
 
   private writableTx(events: DomainEvent[], callbacks: (() => void)[]): Tx {

@@ -1,0 +1,87 @@
+/**
+ * "Storage failures are visible" (API.md, Running in production), on any machine: the connection is
+ * made read-only with `PRAGMA query_only`, so every write fails with the real SQLITE_READONLY a
+ * read-only file gives (chmod does not stop root). The full-disk variant is storage.fullDisk.test.ts.
+ * Real SQLite, real HTTP, real child-process agents.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { apiClient } from '../helpers/client.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { heldRun, metricValue } from '../helpers/storage.js';
+
+let h: Harness | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const { getWakeup, getAgent, listRuns } = apiClient(() => h);
+
+const sqlite = (harness: Harness) => harness.scheduler.store as SqliteStore;
+const setReadOnly = (harness: Harness, on: boolean) => sqlite(harness).db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`);
+const readyStatus = async (harness: Harness) => (await harness.api('GET', '/readyz')).status;
+
+describe('storage failures', () => {
+  it('writes answer 503 storage_unavailable and /readyz 503 while the database cannot be written, and both recover by themselves', async () => {
+    h = await startHarness();
+    expect(await readyStatus(h)).toBe(200);
+
+    setReadOnly(h, true);
+    const refused = await h.api('POST', '/api/office/workspaces', { name: 'During the outage' });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('storage_unavailable');
+    expect(refused.body.error.message).toContain('SQLITE_READONLY');
+    const ready = await h.api('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.error.code).toBe('storage_unavailable');
+    expect(h.scheduler.store.storageHealth().writable).toBe(false);
+
+    // No client write comes: the store's own probe notices that writing works again.
+    setReadOnly(h, false);
+    await h.waitFor(async () => (await readyStatus(h!)) === 200, '/readyz to recover without a client write');
+    expect(await metricValue(h.url, 'office_storage_writable')).toBe(1);
+    expect((await h.api('POST', '/api/office/workspaces', { name: 'After the outage' })).status).toBe(201);
+  });
+
+  it('a run that ends while the database cannot be written is recorded once writing works, without a restart, and runs once', async () => {
+    h = await startHarness();
+    dir = mkdtempSync(join(tmpdir(), 'office-outage-'));
+    const held = await heldRun(h, dir);
+    await h.waitFor(() => held.sessions() === 1, 'the session to start');
+
+    setReadOnly(h, true);
+    held.release();
+    // The finish failed: the outcome waits in memory, the row still says running.
+    await h.waitFor(() => !h!.scheduler.store.storageHealth().writable, 'the finish to hit the read-only database');
+    const runRow = () => sqlite(h!).db.prepare('SELECT status FROM runs WHERE wakeup_id = ?').get(held.wakeupId) as { status: string };
+    expect(runRow().status).toBe('running');
+
+    setReadOnly(h, false);
+    const wakeup = await h.waitFor(async () => {
+      const w = await getWakeup(held.wakeupId);
+      return w.status === 'finished' ? w : null;
+    }, 'the outcome to be recorded once writing works');
+    expect(wakeup.status).toBe('finished');
+    const runs = await listRuns({ wakeup_id: held.wakeupId });
+    expect(runs.map((r: any) => r.status)).toEqual(['succeeded']);
+    expect((await getAgent(held.agentId)).status).toBe('idle');
+    expect(held.sessions()).toBe(1);
+    expect(await metricValue(h.url, 'office_runs_unrecorded')).toBe(0);
+    expect(await readyStatus(h)).toBe(200);
+  });
+
+  it('the WAL is truncated once writes stop, even while reads go on, and /metrics reports its size', async () => {
+    h = await startHarness();
+    for (let i = 0; i < 20; i++) expect((await h.api('POST', '/api/office/workspaces', { name: `Burst ${i}` })).status).toBe(201);
+    expect(await metricValue(h.url, 'office_sqlite_wal_bytes')).toBeGreaterThan(0);
+    // Scraping every 25 ms is a steady stream of reads: it must not hold the checkpoint off.
+    await h.waitFor(async () => (await metricValue(h!.url, 'office_sqlite_wal_bytes')) === 0, 'the WAL to be truncated after the burst');
+  });
+});
