@@ -77,6 +77,25 @@ describe('storage failures', () => {
     expect(await readyStatus(h)).toBe(200);
   });
 
+  it('a shutdown during the outage gives up the unrecorded outcome without hanging, and the next start marks the run interrupted', async () => {
+    h = await startHarness();
+    dir = mkdtempSync(join(tmpdir(), 'office-outage-'));
+    const held = await heldRun(h, dir);
+    await h.waitFor(() => held.sessions() === 1, 'the session to start');
+    setReadOnly(h, true);
+    held.release();
+    await h.waitFor(() => !h!.scheduler.store.storageHealth().writable, 'the finish to hit the read-only database');
+
+    // Still read-only while stopping: the wait for storage ends, the store closes, and the new process can open the file.
+    await h.restart();
+    const [first] = await h.waitFor(async () => {
+      const runs = await listRuns({ wakeup_id: held.wakeupId });
+      return runs.length > 0 && runs.every((r: any) => r.status !== 'running') ? runs : null;
+    }, 'the next start to close the run left running');
+    expect(first.status).toBe('interrupted');
+    expect(first.error).toContain('interrupted');
+  });
+
   it('the WAL is truncated once writes stop, even while reads go on, and /metrics reports its size', async () => {
     h = await startHarness();
     for (let i = 0; i < 20; i++) expect((await h.api('POST', '/api/office/workspaces', { name: `Burst ${i}` })).status).toBe(201);

@@ -150,7 +150,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    await this.read(async () => undefined);
+    // A barrier behind the units in flight; it fails when the file cannot be written, which must not keep the file open.
+    await this.read(async () => undefined).catch(() => undefined);
     this.timers.clearTimeout(this.probeTimer);
     this.timers.clearTimeout(this.checkpointTimer);
     if (this.outage) this.log.error({ db: this.options.path, err: this.outage.error }, 'closing the store while the database cannot be written');
