@@ -102,29 +102,33 @@ export function identify(pid: number): SessionIdentity {
 }
 
 /**
- * Which of `sessions` still run: some live process of the session's group that started no earlier
- * than the session itself (so a reused pid or group id does not count). Where there is no /proc, a
- * live group with the session's id is taken to be the session.
+ * Which of `sessions` still run. On Linux: a live process of the session's group that started no
+ * earlier than the session. The kernel hands out no pid that is still some group's id, so if the
+ * session's pid now names a process with another start time, the session's group is gone and the
+ * group with that id is someone else's. Where there is no /proc, a live group with the session's id
+ * is taken to be the session.
  */
 export function stillRunning<T extends { session: SessionIdentity }>(sessions: T[]): T[] {
   if (sessions.length === 0) return [];
   if (!hasProc) return sessions.filter((s) => groupAlive(s.session.pgid));
   const boot = bootId();
-  const liveStartsByGroup = new Map<number, bigint[]>();
+  const byPid = new Map<number, ProcStat>();
+  const liveByGroup = new Map<number, ProcStat[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(entry);
-    if (!stat || isDead(stat)) continue;
-    const starts = liveStartsByGroup.get(stat.pgrp) ?? [];
-    starts.push(stat.starttime);
-    liveStartsByGroup.set(stat.pgrp, starts);
+    if (!stat) continue;
+    byPid.set(Number(entry), stat);
+    if (!isDead(stat)) liveByGroup.set(stat.pgrp, [...(liveByGroup.get(stat.pgrp) ?? []), stat]);
   }
   return sessions.filter(({ session }) => {
     const [sessionBoot, ticks] = (session.startTime ?? '').split(':');
     // Unknown start (the process had ended when it was recorded) or another boot: nothing of it runs.
     if (!sessionBoot || ticks === undefined || sessionBoot !== boot) return false;
     const since = BigInt(ticks);
-    return (liveStartsByGroup.get(session.pgid) ?? []).some((start) => start >= since);
+    const leader = byPid.get(session.pgid);
+    if (leader && leader.starttime !== since) return false;
+    return (liveByGroup.get(session.pgid) ?? []).some((member) => member.starttime >= since);
   });
 }
 
