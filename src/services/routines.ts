@@ -143,6 +143,7 @@ export class RoutineService implements AgentRoutines {
         updated_at: this.deps.clock.now(),
       });
       if (resuming) await this.restartSchedules(tx, id, this.deps.clock.now());
+      if (body.status === 'archived') await this.archiveIn(tx, routine, this.deps.clock.now());
       return (await tx.routines.get(id))!;
     });
     this.listener.routineChanged(id);
@@ -203,18 +204,21 @@ export class RoutineService implements AgentRoutines {
   async remove(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const routine = await this.requireRoutine(tx, id);
-      if (routine.status === 'archived') return;
-      const now = this.deps.clock.now();
-      await tx.routines.update(id, { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: now });
-      for (const trigger of await tx.routines.triggersOf(id)) {
-        await tx.routines.updateTrigger(trigger.id, { enabled: false, next_run_at: null, updated_at: now });
-      }
-      await recordDecision(tx, this.deps.log, {
-        workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: id, agent_id: routine.assignee_agent_instance_id,
-        message: `routine '${routine.name}' archived: its triggers are disabled and its run history is kept`,
-      }, now);
+      if (routine.status !== 'archived') await this.archiveIn(tx, routine, this.deps.clock.now());
     });
     this.listener.routineChanged(id);
+  }
+
+  /** DELETE and PATCH {status:"archived"} end the same way. */
+  private async archiveIn(tx: Tx, routine: Routine, now: number): Promise<void> {
+    await tx.routines.update(routine.id, { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: now });
+    for (const trigger of await tx.routines.triggersOf(routine.id)) {
+      await tx.routines.updateTrigger(trigger.id, { enabled: false, next_run_at: null, updated_at: now });
+    }
+    await recordDecision(tx, this.deps.log, {
+      workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+      message: `routine '${routine.name}' archived: its triggers are disabled and its run history is kept`,
+    }, now);
   }
 
   async addTrigger(routineId: string, body: z.output<typeof TriggerBody>): Promise<RoutineTrigger> {
@@ -251,6 +255,7 @@ export class RoutineService implements AgentRoutines {
     const trigger = await this.deps.store.transaction(async (tx) => {
       const trigger = await tx.routines.getTrigger(id);
       if (!trigger) throw notFound('routine trigger', id);
+      requireNotArchived(await this.requireRoutine(tx, trigger.routine_id));
       await tx.routines.deleteTrigger(id);
       return trigger;
     });

@@ -142,6 +142,7 @@ describe('deleting a routine archives it (item 13)', () => {
     expect((await h.api('POST', `/api/office/routines/${routine.id}/fire`, {})).status).toBe(409);
     expect((await webhook(hook.public_id, 'after-archive')).status).toBe(409);
     expect((await h.api('PATCH', `/api/office/routine-triggers/${schedule.id}`, { enabled: true })).status).toBe(409);
+    expect((await h.api('DELETE', `/api/office/routine-triggers/${hook.id}`)).status).toBe(409);
     expect(await routineRuns(routine.id)).toHaveLength(2);
 
     await h.restart();
