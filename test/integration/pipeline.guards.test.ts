@@ -184,6 +184,8 @@ describe('atomic task checkout (spec scenarios; pinned: checkout conflicts wait)
     expect(Date.parse(secondRun.started_at)).toBeGreaterThanOrEqual(Date.parse(first.finished_at));
     expect(readdirSync(started).filter((f) => f.endsWith('.started')).sort()).toEqual([`${firstRun.id}.started`, `${secondRun.id}.started`].sort());
     expect(await listWakeups({ agent_id: agentId, status: 'skipped' })).toEqual([]);
+    // No polling: it was claimed twice, once to park and once when the release offered it.
+    expect(await listActivity({ wakeup_id: second.id, code: 'wakeup_waiting_on_checkout' })).toHaveLength(1);
     const released = (await h.api('GET', `/api/office/tasks/${taskId}`)).body;
     expect(released).toMatchObject({ checkout_agent_id: null, checkout_wakeup_id: null, checkout_at: null });
   });
