@@ -42,6 +42,8 @@ describe('storage failures', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.error.code).toBe('storage_unavailable');
     expect(h.scheduler.store.storageHealth().writable).toBe(false);
+    // Reads are still served: a read-only file refuses the write lock, not a read transaction.
+    expect((await h.api('GET', '/api/office/workspaces')).status).toBe(200);
 
     // No client write comes: the store's own probe notices that writing works again.
     setReadOnly(h, false);
@@ -59,9 +61,9 @@ describe('storage failures', () => {
     setReadOnly(h, true);
     held.release();
     // The finish failed: the outcome waits in memory, the row still says running.
-    await h.waitFor(() => !h!.scheduler.store.storageHealth().writable, 'the finish to hit the read-only database');
-    const runRow = () => sqlite(h!).db.prepare('SELECT status FROM runs WHERE wakeup_id = ?').get(held.wakeupId) as { status: string };
-    expect(runRow().status).toBe('running');
+    await h.waitFor(async () => (await metricValue(h!.url, 'office_runs_unrecorded')) === 1, 'the finish to hit the read-only database');
+    expect((await listRuns({ wakeup_id: held.wakeupId })).map((r: any) => r.status)).toEqual(['running']);
+    expect(h.scheduler.store.storageHealth().writable).toBe(false);
 
     setReadOnly(h, false);
     const wakeup = await h.waitFor(async () => {
@@ -84,7 +86,7 @@ describe('storage failures', () => {
     await h.waitFor(() => held.sessions() === 1, 'the session to start');
     setReadOnly(h, true);
     held.release();
-    await h.waitFor(() => !h!.scheduler.store.storageHealth().writable, 'the finish to hit the read-only database');
+    await h.waitFor(async () => (await metricValue(h!.url, 'office_runs_unrecorded')) === 1, 'the finish to hit the read-only database');
 
     // Still read-only while stopping: the wait for storage ends, the store closes, and the new process can open the file.
     await h.restart();

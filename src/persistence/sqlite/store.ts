@@ -197,8 +197,7 @@ export class SqliteStore implements Store {
     let current: Unit | undefined = this.pending.shift();
     const began = performance.now();
     try {
-      // BEGIN can fail too (another connection holding the lock past the busy timeout, a read-only file).
-      this.sql.exec('BEGIN IMMEDIATE');
+      const readsOnly = this.begin(current!);
       while (current) {
         // The first unit needs no savepoint: if it fails, the whole (so far empty) batch rolls back.
         const first = outcomes.length === 0;
@@ -212,7 +211,8 @@ export class SqliteStore implements Store {
         outcomes.push(outcome);
         // A unit that swallowed a failure which ended the transaction must not leave the rest to autocommit.
         if (!this.db.inTransaction) throw outcome.ok ? new Error('the transaction ended inside a unit of work; the batch was rolled back') : outcome.error;
-        if (outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS) current = this.pending.shift();
+        const room = outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS;
+        if (room && !(readsOnly && this.pending[0]?.kind === 'write')) current = this.pending.shift();
       }
       this.sql.exec('COMMIT');
     } catch (error) {
@@ -224,6 +224,24 @@ export class SqliteStore implements Store {
     }
     for (const outcome of outcomes) this.settle(outcome);
     if (outcomes.some((outcome) => outcome.ok && outcome.unit.kind === 'write')) this.committedWrites();
+  }
+
+  /**
+   * BEGIN IMMEDIATE, so that a batch may write. It can fail too (another connection holding the
+   * lock past the busy timeout, a read-only file). A read-only file refuses even the write lock, yet
+   * reads can still be served: a batch that starts with a read then runs in a plain read transaction,
+   * with reads only. True when it did.
+   */
+  private begin(first: Unit): boolean {
+    try {
+      this.sql.exec('BEGIN IMMEDIATE');
+      return false;
+    } catch (error) {
+      if (first.kind !== 'read' || !toStorageUnavailable(error)) throw error;
+      this.failure(error);
+      this.sql.exec('BEGIN');
+      return true;
+    }
   }
 
   /** Never throws: every unit of the batch must still hear back. */
