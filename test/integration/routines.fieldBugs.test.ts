@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { ServiceError } from '../../src/services/errors.js';
 import { apiClient } from '../helpers/client.js';
 import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
@@ -109,6 +110,27 @@ describe('a routine on a deleted assignee (item 8)', () => {
     expect(paused.paused_reason).toMatch(/2 consecutive failed runs/);
     expect((await routineRuns(routine.id)).map((r) => r.status)).toEqual(['failed', 'failed']);
     await h.waitFor(() => h!.scheduler.triggers.view(trigger.id) === null, 'the trigger actor to stop');
+  });
+
+  it('a cron fire refused by a rule is recorded as a failed routine run and its tick moves on, instead of being retried for ever with next_run_at in the past', async () => {
+    const clock = minuteClock();
+    h = await startHarness({}, undefined, clock);
+    const { workspaceId, agentId } = await seedAgent(h);
+    const routine = await createRoutine({
+      workspace_id: workspaceId, name: 'Every minute', assignee_agent_instance_id: agentId,
+      triggers: [{ kind: 'schedule', cron_expression: '* * * * *', timezone: 'UTC' }],
+    });
+    await h.waitFor(() => h!.scheduler.triggers.view(routine.triggers[0].id), 'the trigger actor');
+    const service = h.scheduler.services.routines;
+    service.fireIn = async () => { throw new ServiceError('conflict', 'refused by a rule for this test'); };
+
+    const tick = Date.parse(routine.triggers[0].next_run_at);
+    clock.set(tick);
+    const failed = await h.waitFor(async () => (await routineRuns(routine.id))[0], 'the refused tick to be recorded');
+    expect(failed).toMatchObject({ status: 'failed', outcome: 'failed', error: 'refused by a rule for this test', scheduled_for: new Date(tick).toISOString() });
+    const detail = await get(`/api/office/routines/${routine.id}`);
+    expect(Date.parse(detail.triggers[0].next_run_at)).toBe(tick + 60_000);
+    expect(detail.consecutive_failures).toBe(1);
   });
 });
 
