@@ -476,12 +476,14 @@ export class RoutineService implements AgentRoutines {
    * the task's next wakeup. A lightweight fire with only running sessions active joins nothing: a
    * session already running could not see it, so it is dispatched and waits.
    */
-  private async foldIntoActive(tx: Tx, routine: Routine, active: RoutineRun[], fire: EnqueueRequest, now: number) {
+  private async foldIntoActive(tx: Tx, routine: Routine, active: RoutineRun[], fire: EnqueueRequest, now: number): Promise<{ into: RoutineRun; wakeup: Wakeup } | null> {
     const aboutTaskOf = (run: RoutineRun): EnqueueRequest =>
       run.linked_task_id ? { ...fire, payload: { ...(fire.payload as object), task_id: run.linked_task_id } } : fire;
     for (const candidate of active) {
       const waiting = await this.waitingWakeupOf(tx, routine, candidate);
-      if (waiting) return { into: candidate, wakeup: await this.wakeups.foldRequestInto(tx, aboutTaskOf(candidate), waiting, now) };
+      if (!waiting) continue;
+      await this.wakeups.foldRequestInto(tx, aboutTaskOf(candidate), waiting, now);
+      return { into: candidate, wakeup: waiting };
     }
     const heavy = routine.task_template ? active[0] : undefined;
     if (!heavy) return null;

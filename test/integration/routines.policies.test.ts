@@ -62,6 +62,32 @@ describe('heavy coalesce_if_active (item 9)', () => {
     expect(await settledRun(routine.id, first.id)).toMatchObject({ outcome: 'succeeded' });
     await h!.waitFor(async () => (await getTask(taskId)).state === 'DONE', 'the routine task to complete');
   });
+
+  it('a fire coalesced into a heavy run whose assignment still waits in the queue folds into that wakeup: one session on the task sees both fires', async () => {
+    h = await startHarness();
+    const { workspaceId, agentId } = await seedAgent(h, { executor: SLOW(1500) });
+    await post(`/api/office/agents/${agentId}/wake`, { reason: 'keep the only slot busy' }, 202);
+    await h.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.status === 'running'), 'the busy session');
+    const routine = await createRoutine({
+      workspace_id: workspaceId, name: 'Audit', assignee_agent_instance_id: agentId, concurrency_policy: 'coalesce_if_active',
+      task_template: { title: 'Audit {{date}}' }, triggers: [{ kind: 'manual' }],
+    });
+    const first = await fire(routine.id);
+    const assignment = await h.waitFor(async () => (await get(`/api/office/wakeups?agent_id=${agentId}&source=task_assigned`))
+      .find((w: any) => w.task_id === first.linked_task_id && w.status === 'queued'), 'the task assignment waiting in the queue');
+
+    const second = await fire(routine.id, { note: 'folded' });
+    expect(second).toMatchObject({ status: 'coalesced', coalesced_into_run_id: first.id, linked_wakeup_id: assignment.id });
+    const waiting = await getWakeup(assignment.id);
+    expect(waiting.coalesced_count).toBe(2);
+    expect(waiting.context_snapshot.wakes.map((wake: any) => wake.payload.variables?.note ?? null)).toEqual([null, 'folded']);
+
+    await h.waitFor(async () => (await getTask(first.linked_task_id)).state === 'DONE', 'the routine task to complete');
+    const sessions = await listRuns({ agent_id: agentId, task_id: first.linked_task_id });
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0].context_snapshot.wakes.some((wake: any) => wake.payload.variables?.note === 'folded')).toBe(true);
+    expect(await settledRun(routine.id, first.id)).toMatchObject({ outcome: 'succeeded' });
+  });
 });
 
 describe('"active" for the concurrency policies (item 10)', () => {
