@@ -55,6 +55,9 @@ export function orgRoutes(ctx: AppContext) {
         ? await selfWake(ctx, req.principal, req.params.id, body)
         : await ctx.org.wake(req.params.id, body);
       // A repeat of an earlier request is answered with what it created, and creates nothing.
+      if (outcome.kind === 'duplicate') {
+        req.log.info({ agent_id: req.params.id, wakeup_id: outcome.wakeup.id, idempotency_key: body.idempotency_key }, 'repeated wake request answered with its first wakeup');
+      }
       return reply.code(outcome.kind === 'duplicate' ? 200 : 202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
     });
     r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams }, config: { agentRead: { ownerOf: 'agent' } } }, async (req) =>
