@@ -196,8 +196,8 @@ export interface WakeupRepo {
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
-  /** Puts requests folded into `targetId` after `since` back in the queue; returns them. */
-  unfold(targetId: string, since: number, now: number): Promise<Wakeup[]>;
+  /** Puts requests folded into `targetId` back in the queue, except those `carried` (by id); returns them. */
+  unfold(targetId: string, carried: readonly string[], now: number): Promise<Wakeup[]>;
   /** Queued wakeups of the task parked behind a checkout of it (pinned: checkout conflicts wait). */
   waitingOnCheckout(taskId: string): Promise<Wakeup[]>;
   /** Ids of parked wakeups whose task is still checked out by another wakeup: not offered at boot. */

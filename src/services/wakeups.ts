@@ -103,12 +103,14 @@ export class WakeupService {
   }
 
   /**
-   * A wakeup that ends without a run takes no one with it: requests folded into it after its last
-   * run started (so no session saw them) go back to the queue on their own.
+   * A wakeup that ends without a run takes no one with it: requests folded into it that its last
+   * session did not carry go back to the queue on their own. What a session carried is read from its
+   * context, not from times: a request can fold into a retry in the millisecond its failed run started.
    */
   async requeueFolded(tx: Tx, target: Wakeup, now: number): Promise<void> {
     const lastRun = target.run_id ? await tx.runs.get(target.run_id) : undefined;
-    for (const folded of await tx.wakeups.unfold(target.id, lastRun?.started_at ?? 0, now)) {
+    const carried = lastRun && SESSION_STARTED.has(lastRun.status) ? wakeIdsOf(lastRun.context_snapshot) : [];
+    for (const folded of await tx.wakeups.unfold(target.id, carried, now)) {
       tx.afterCommit(() => this.notifier.wakeupQueued(folded.agent_id, folded.id, folded.available_at));
     }
   }
@@ -248,6 +250,14 @@ export class WakeupService {
  */
 function sameTaskScope(target: Wakeup, incoming: Wakeup): boolean {
   return HELD_FOR_COALESCING.has(incoming.source) || incoming.task_id === null || incoming.task_id === target.task_id;
+}
+
+/** Run statuses of a session that really started, so it saw the wakes in its context. */
+const SESSION_STARTED: ReadonlySet<string> = new Set(['running', 'succeeded', 'failed', 'interrupted']);
+
+function wakeIdsOf(context: Record<string, unknown>): string[] {
+  const wakes = Array.isArray(context.wakes) ? (context.wakes as WakeContext['wakes']) : [];
+  return wakes.map((wake) => wake.wakeup_id);
 }
 
 function wakeEntry(wakeupId: string, source: string, reason: string, payload: Record<string, unknown>, at: number) {

@@ -54,14 +54,17 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
       all(db, "SELECT id, name FROM agent_instances a WHERE status = 'working' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.status = 'running')"));
     check('event still undelivered in the outbox after draining',
       all(db, 'SELECT id, type, created_at FROM event_outbox WHERE parked_at IS NULL'));
-    // Every wakeup folded into another ran with it, or went back to the queue when its target
-    // ended without running it (user and event wakes always proceed); a deleted agent's are moot.
+    // Every wakeup folded into another ran with it (a session of its target carried it in its
+    // context), or went back to the queue when its target ended without running it (user and event
+    // wakes always proceed); a deleted agent's are moot.
     check('folded wakeup lost: its target ended without running it',
       all(db, `SELECT w.id, w.source, t.id AS target_id, t.status AS target_status, t.skip_reason, t.cancel_reason
                FROM agent_wakeup_requests w JOIN agent_wakeup_requests t ON t.id = w.coalesced_into_id
                JOIN agent_instances a ON a.id = t.agent_id
                WHERE w.status = 'coalesced' AND a.deleted_at IS NULL
-                 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.wakeup_id = t.id AND r.started_at >= w.requested_at)`));
+                 AND NOT EXISTS (SELECT 1 FROM runs r, json_each(r.context_snapshot, '$.wakes') carried
+                   WHERE r.wakeup_id = t.id AND r.status IN ('running', 'succeeded', 'failed', 'interrupted')
+                     AND json_extract(carried.value, '$.wakeup_id') = w.id)`));
   }
   // A subscriber that failed every retry (for example on a deleted agent) parks its event.
   check('event parked: its subscribers failed every retry', all(db, 'SELECT id, type, parked_error FROM event_outbox WHERE parked_at IS NOT NULL'));

@@ -73,11 +73,11 @@ export class SqliteWakeups implements WakeupRepo {
          ORDER BY requested_at, rowid`);
   }
 
-  async unfold(targetId: string, since: number, now: number) {
+  async unfold(targetId: string, carried: readonly string[], now: number) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET status = 'queued', coalesced_into_id = NULL, run_id = NULL, finished_at = NULL, available_at = @now
-       WHERE coalesced_into_id = @target AND status = 'coalesced' AND requested_at > @since RETURNING *`,
-      { target: targetId, since, now });
+       WHERE coalesced_into_id = @target AND status = 'coalesced' AND id NOT IN (SELECT value FROM json_each(@carried)) RETURNING *`,
+      { target: targetId, carried: JSON.stringify(carried), now });
   }
 
   async waitingOnCheckout(taskId: string) {
