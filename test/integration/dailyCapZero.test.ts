@@ -3,23 +3,15 @@
  * holds no deadline, no midnight timer is re-armed every day, and raising the cap dispatches it.
  * Real SQLite, real HTTP server, a real child process as the agent, time on an injected clock.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { loadConfig } from '../../src/config.js';
 import { nextUtcDay } from '../../src/domain/dailyCaps.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { FAST_ENV, fixtureAgent, request, waitFor } from '../helpers/harness.js';
+import { fixtureAgent, startHarness, waitFor, type Harness } from '../helpers/harness.js';
 
-let scheduler: Scheduler | undefined;
-let dir: string | undefined;
+let h: Harness | undefined;
 afterEach(async () => {
-  await scheduler?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  scheduler = undefined;
-  dir = undefined;
+  await h?.stop();
+  h = undefined;
 });
 
 /** Deadlines armed on the simulated clock. */
@@ -28,12 +20,10 @@ const deadlines = (clock: SimulatedClock) =>
 
 describe('daily_run_cap 0', () => {
   it('holds no deadline for the deferred work (no midnight timer, nothing in the actor), and raising the cap dispatches it', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'office-cap-zero-'));
     const clock = new SimulatedClock();
     clock.set(Date.UTC(2026, 0, 5, 9, 0, 0));
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: join(dir, 'office.db') }), clock });
-    const url = (await scheduler.start()).url!;
-    const api = (method: string, path: string, body?: unknown) => request(url, method, path, body);
+    h = await startHarness({}, undefined, clock);
+    const api = (method: string, path: string, body?: unknown) => h!.api(method, path, body);
 
     const ws = (await api('POST', '/api/office/workspaces', { name: 'Acme' })).body;
     const agent = (await api('POST', '/api/office/agents', {
@@ -45,13 +35,13 @@ describe('daily_run_cap 0', () => {
 
     const deferred = await waitFor(async () => {
       const w = (await api('GET', `/api/office/wakeups/${wakeupId}`)).body;
-      return w.activity.some((a: any) => a.code === 'wakeup_deferred_daily_cap') && scheduler!.supervisor.view(agent.id)?.running === 0 ? w : null;
+      return w.activity.some((a: any) => a.code === 'wakeup_deferred_daily_cap') && h!.scheduler.supervisor.view(agent.id)?.running === 0 ? w : null;
     }, 'the wakeup to be deferred by the cap');
     expect(deferred).toMatchObject({ status: 'queued', skip_reason: 'daily_run_cap', run_id: null });
     expect(deferred.explain).toContain('until the cap is raised');
 
     // The actor holds nothing for it: no inbox entry, no deadline, and no timer at the next midnight.
-    const snapshot = scheduler.supervisor.snapshotOf(agent.id)!;
+    const snapshot = h.scheduler.supervisor.snapshotOf(agent.id)!;
     expect(snapshot.context.inbox).toEqual([]);
     const view = (await api('GET', `/api/office/agents/${agent.id}`)).body.actor;
     expect(view).toMatchObject({ state: 'active.idle', queued: 0, running: 0, next_available_at: null });
