@@ -54,6 +54,25 @@ describe('deleting an agent', () => {
     expect(afterDelete).toEqual([]);
   });
 
+  it('GIVEN a task reviewed by P and Q WHEN P is deleted and the task moves to IN_REVIEW THEN Q is woken to review, P is skipped with a reason, and the event leaves the outbox', async () => {
+    h = await startHarness();
+    const { workspaceId, agentId: author } = await seedAgent(h, { name: 'Author' });
+    const p = await createAgent(workspaceId, { name: 'P' });
+    const q = await createAgent(workspaceId, { name: 'Q' });
+    const task = await createTask({ workspace_id: workspaceId, title: 'Release notes', assignee_agent_instance_id: author, reviewers: [p, q] });
+    await quiet(author);
+    expect((await h.api('DELETE', `/api/office/agents/${p}`)).status).toBe(204);
+
+    await move(task.id, 'IN_REVIEW');
+    const review = await h.waitFor(async () => (await listWakeups({ agent_id: q, task_id: task.id }))[0], 'Q\'s review wakeup');
+    expect(review).toMatchObject({ source: 'task_assigned', reason: 'review requested' });
+    await outboxDrained();
+    expect(await listWakeups({ agent_id: p })).toEqual([]);
+    const skipped = await listActivity({ workspace_id: workspaceId, code: 'wakeup_skipped_agent_deleted' });
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ agent_id: p, task_id: task.id });
+  });
+
   it('GIVEN a finished task whose assignee was deleted WHEN someone comments on it THEN the comment event skips the deleted agent with a reason and leaves the outbox', async () => {
     h = await startHarness();
     const { workspaceId, agentId: p } = await seedAgent(h, { name: 'P' });
