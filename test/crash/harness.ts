@@ -33,6 +33,8 @@ export interface CrashOptions {
   seed: number;
   /** Concurrent HTTP clients. */
   clients?: number;
+  /** The drain fails when no run has ended for this long (a stall), or at `drainTimeoutMs` in any case. */
+  drainStallMs?: number;
   drainTimeoutMs?: number;
   log?: (line: string) => void;
   /** Keep the temp directory (database and server output) for inspection. */
@@ -376,15 +378,28 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     for (const routine of (await must(url, 'GET', `/api/office/routines?workspace_id=${ws.id}`)) as { id: string }[]) {
       await call(url, 'PATCH', `/api/office/routines/${routine.id}`, { status: 'paused' });
     }
+    // A slow machine drains slowly; a stall is when no run ends at all for a while.
     const drainStarted = Date.now();
-    const drainTimeout = options.drainTimeoutMs ?? 120_000;
+    const drainTimeout = options.drainTimeoutMs ?? 600_000;
+    const drainStall = options.drainStallMs ?? 60_000;
     let drained = false;
+    let stalled = false;
     let stable = 0;
+    let runsEnded = -1;
+    let lastRunEndedAt = Date.now();
     while (Date.now() - drainStarted < drainTimeout) {
       const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
       const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
       const open = value('office_wakeups{status="queued"}') + value('office_wakeups{status="claimed"}')
         + value('office_wakeups{status="scheduled_retry"}') + value('office_runs{status="running"}') + value('office_runs_in_flight');
+      const ended = ['succeeded', 'failed', 'interrupted', 'cancelled'].reduce((sum, status) => sum + value(`office_runs{status="${status}"}`), 0);
+      if (ended !== runsEnded) {
+        runsEnded = ended;
+        lastRunEndedAt = Date.now();
+      } else if (open > 0 && Date.now() - lastRunEndedAt > drainStall) {
+        stalled = true;
+        break;
+      }
       stable = open === 0 ? stable + 1 : 0;
       if (stable >= 3) {
         drained = true;
@@ -413,7 +428,8 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     } finally {
       db.close();
     }
-    if (!drained) violations.push(`did not drain within ${drainTimeout} ms`);
+    if (stalled) violations.push(`the drain stalled: no run ended for ${drainStall} ms with work still open`);
+    else if (!drained) violations.push(`did not drain within ${drainTimeout} ms`);
     if (exit.code !== 0) violations.push(`clean stop exited with ${exit.code ?? exit.signal}`);
     if (leftover.length > 0) violations.push(`agent processes left behind: ${leftover.join(', ')}`);
     for (const late of await Promise.all(sessionDeaths)) if (late) violations.push(late);
