@@ -167,7 +167,7 @@ export class RunPipeline {
   async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
     const unfinished = await store.read((tx) => tx.runs.listUnfinished());
-    await stopLeftoverSessions(unfinished.flatMap(leftoverSession), log);
+    await stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
       const now = clock.now();
       let interrupted = 0;
@@ -218,11 +218,10 @@ export class RunPipeline {
   }
 }
 
-/** The session a run recorded, if it recorded one (command runs that started). */
-function leftoverSession(run: Run): LeftoverSession[] {
-  if (run.session_pid == null) return [];
-  return [{
-    runId: run.id, wakeupId: run.wakeup_id,
-    session: { pid: run.session_pid, pgid: run.session_pgid ?? run.session_pid, startTime: run.session_start_time ?? null },
-  }];
+/** A run's session as the run recorded it (command runs that started), or found by its run id. */
+function leftoverSession(run: Run): LeftoverSession {
+  const session = run.session_pid == null
+    ? null
+    : { pid: run.session_pid, pgid: run.session_pgid ?? run.session_pid, startTime: run.session_start_time ?? null };
+  return { runId: run.id, wakeupId: run.wakeup_id, session };
 }

@@ -3,6 +3,7 @@
  * by pid, process group and start time, so that a reused pid is never taken for the session.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { identify, stillRunning, stopLeftoverSessions } from '../../src/executors/sessions.js';
@@ -20,14 +21,20 @@ afterEach(() => {
 });
 
 /** A process leading its own group, as a session does, once `script` has run in it. */
-async function groupLeader(script: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', `${script}; process.stdout.write("ready")`], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+async function groupLeader(script: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', `${script}; process.stdout.write("ready")`], {
+    detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env },
+  });
   spawned.push(child);
   await new Promise((resolve) => child.stdout!.once('data', resolve));
   return child;
 }
 
 const exited = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+const exitSignal = async (child: ChildProcess) => {
+  if (child.exitCode === null && child.signalCode === null) await exited(child);
+  return child.signalCode;
+};
 
 describe.runIf(process.platform === 'linux')('a recorded session, checked at boot', () => {
   it('runs while its process runs, and not once it has exited', async () => {
@@ -67,6 +74,16 @@ describe.runIf(process.platform === 'linux')('a recorded session, checked at boo
     await stopLeftoverSessions([{ runId: 'run_x', wakeupId: 'wk_x', session }], pino({ level: 'silent' }), 300);
     expect(stillRunning([{ session }])).toEqual([]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
-    expect(child.signalCode ?? (await exited(child).then(() => child.signalCode))).toBe('SIGKILL');
+    expect(await exitSignal(child)).toBe('SIGKILL');
+  });
+
+  it('is found at boot by its run id when no session was recorded (or it left its group), and stopped', async () => {
+    const runId = `run_${randomUUID()}`;
+    const child = await groupLeader('setTimeout(() => {}, 30000)', { OFFICE_RUN_ID: runId });
+    const other = await groupLeader('setTimeout(() => {}, 30000)', { OFFICE_RUN_ID: `run_${randomUUID()}` });
+    await stopLeftoverSessions([{ runId, wakeupId: 'wk_x', session: null }], pino({ level: 'silent' }), 300);
+    expect(await exitSignal(child)).toBe('SIGTERM');
+    // A process of another run is none of its business.
+    expect(other.exitCode === null && other.signalCode === null).toBe(true);
   });
 });
