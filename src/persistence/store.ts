@@ -262,29 +262,29 @@ export interface RoutineRepo {
   insertRun(run: RoutineRun): Promise<boolean>;
   getRun(id: string): Promise<RoutineRun | undefined>;
   runByDelivery(triggerId: string, deliveryId: string): Promise<RoutineRun | undefined>;
+  /** Frees a delivery id whose idempotency window has passed, so the same id fires again. */
+  retireDelivery(runId: string): Promise<void>;
   runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
   updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id'>>): Promise<void>;
   /** Active routine runs with this fingerprint (API.md, "Active"), oldest first. */
   activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
+  /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
+  openRunsOf(routineId: string): Promise<RoutineRun[]>;
   countActiveRuns(filter: { agent_id?: string }): Promise<number>;
   runByWakeup(wakeupId: string): Promise<RoutineRun | undefined>;
   runByTask(taskId: string): Promise<RoutineRun | undefined>;
+  /** The first `task_assigned` wakeup of a task: a heavy routine run's own wakeup. */
+  assignmentWakeupIdOf(taskId: string): Promise<string | undefined>;
 }
 
 export interface SnapshotRepo {
-  /** Frees a delivery id whose idempotency window has passed, so the same id fires again. */
-  retireDelivery(runId: string): Promise<void>;
   save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number): Promise<void>;
   get(actorId: string): Promise<unknown | undefined>;
   all(kind: string): Promise<Map<string, unknown>>;
   delete(actorId: string): Promise<void>;
-  /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
-  openRunsOf(routineId: string): Promise<RoutineRun[]>;
 }
 
 export interface OutboxRepo {
-  /** The first `task_assigned` wakeup of a task: a heavy routine run's own wakeup. */
-  assignmentWakeupIdOf(taskId: string): Promise<string | undefined>;
   /** Events not yet delivered, oldest first; parked ones are not among them. */
   pending(): Promise<DomainEvent[]>;
   remove(ids: number[]): Promise<void>;

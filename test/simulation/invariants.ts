@@ -106,6 +106,13 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
   check('dispatched routine run without its wakeup',
     all(db, `SELECT rr.id FROM office_routine_runs rr WHERE rr.status = 'dispatched'
              AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w WHERE w.id = rr.linked_wakeup_id)`));
+  // A routine run's own wakeup: the one a lightweight fire enqueued, or the first assignment of a heavy run's task.
+  check('routine run still open once its wakeup is terminal',
+    all(db, `SELECT rr.id, rr.status, w.id AS wakeup_id, w.status AS wakeup_status FROM office_routine_runs rr
+             JOIN agent_wakeup_requests w ON w.id = CASE WHEN rr.status = 'dispatched' THEN rr.linked_wakeup_id ELSE
+               (SELECT a.id FROM agent_wakeup_requests a WHERE a.task_id = rr.linked_task_id AND a.source = 'task_assigned'
+                ORDER BY a.requested_at, a.rowid LIMIT 1) END
+             WHERE rr.outcome IS NULL AND rr.status IN ('dispatched', 'task_created') AND w.status NOT IN ${OPEN_WAKEUP}`));
   check('heavy routine run without its task',
     all(db, `SELECT rr.id FROM office_routine_runs rr WHERE rr.status = 'task_created'
              AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = rr.linked_task_id)`));
@@ -118,13 +125,6 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
     figures: {
       wakeups: Object.values(wakeupsByStatus).reduce((a, b) => a + b, 0),
       wakeupsByStatus,
-  // A routine run's own wakeup: the one a lightweight fire enqueued, or the first assignment of a heavy run's task.
-  check('routine run still open once its wakeup is terminal',
-    all(db, `SELECT rr.id, rr.status, w.id AS wakeup_id, w.status AS wakeup_status FROM office_routine_runs rr
-             JOIN agent_wakeup_requests w ON w.id = CASE WHEN rr.status = 'dispatched' THEN rr.linked_wakeup_id ELSE
-               (SELECT a.id FROM agent_wakeup_requests a WHERE a.task_id = rr.linked_task_id AND a.source = 'task_assigned'
-                ORDER BY a.requested_at, a.rowid LIMIT 1) END
-             WHERE rr.outcome IS NULL AND rr.status IN ('dispatched', 'task_created') AND w.status NOT IN ${OPEN_WAKEUP}`));
       runs: Object.values(runsByStatus).reduce((a, b) => a + b, 0),
       runsByStatus,
       cronTicks: one("SELECT COUNT(*) AS n FROM office_routine_runs WHERE source = 'cron'"),
