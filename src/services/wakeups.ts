@@ -41,13 +41,13 @@ export interface WakeContext {
   [key: string]: unknown;
 }
 
+/** Settles the routine run a wakeup carries when the wakeup ends (the routine service provides it). */
+export type RoutineRunSettler = (tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) => Promise<void>;
+
 /**
  * Persists wakeup requests: idempotency, the coalescing window and the claim-time merge, all in
  * the caller's transaction. The agent actor hears about a queued wakeup only after commit.
  */
-/** Settles the routine run a wakeup carries when the wakeup ends (the routine service provides it). */
-export type RoutineRunSettler = (tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) => Promise<void>;
-
 export class WakeupService {
   constructor(
     private readonly config: Config,
@@ -60,7 +60,11 @@ export class WakeupService {
     const payload = parseWakeupPayload(request.source, request.payload);
     const agent = await tx.agents.get(request.agent_id);
     if (!agent || agent.deleted_at !== null) throw notFound('agent', request.agent_id);
+    return this.enqueueFor(tx, agent, request, payload, now);
+  }
 
+  /** `enqueue` once the agent is known to be live and the payload valid. */
+  private async enqueueFor(tx: Tx, agent: Agent, request: EnqueueRequest, payload: Record<string, unknown>, now: number): Promise<EnqueueOutcome> {
     const key = request.idempotency_key ?? null;
     if (key !== null) {
       const existing = await tx.wakeups.findByKey(key);
@@ -87,9 +91,10 @@ export class WakeupService {
    * answer a person (the wake route) keep the 404 of `enqueue`.
    */
   async enqueueForEvent(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | SkippedEnqueue> {
+    const payload = parseWakeupPayload(request.source, request.payload);
     const agent = await tx.agents.get(request.agent_id);
-    if (agent && agent.deleted_at === null) return this.enqueue(tx, request, now);
-    const taskId = taskIdOf(parseWakeupPayload(request.source, request.payload));
+    if (agent && agent.deleted_at === null) return this.enqueueFor(tx, agent, request, payload, now);
+    const taskId = taskIdOf(payload);
     const message = `skipped: agent ${request.agent_id} ${agent ? 'was deleted' : 'does not exist'}; no ${request.source} wakeup is written`;
     const details = { reason: 'agent_deleted', source: request.source, idempotency_key: request.idempotency_key ?? null };
     if (agent) {
