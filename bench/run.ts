@@ -5,15 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { p1EnqueueRatio, p2Throughput, p3Latency } from './p123.js';
+import { p1EnqueueRatio, p2Throughput, p3Latency } from './enqueueThroughputLatency.js';
 import { printTable, type Figure } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/** Runs bench/p45.ts in a fresh node process; its last stdout line is the figures. */
+/** Runs bench/cronScaleAndIdle.ts in a fresh node process; its last stdout line is the figures. */
 function isolated(which: 'P4' | 'P5'): () => Promise<Figure[]> {
   return () => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/p45.ts', which], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/cronScaleAndIdle.ts', which], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.once('exit', (code) => {

@@ -5,9 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { InspectionEvent } from 'xstate';
-import { createAfterRun } from './actors/afterRun.js';
-import { RunPipeline } from './actors/pipeline.js';
-import { RecoverySweep } from './actors/recovery.js';
+import { createAfterRun } from './dispatch/afterRun.js';
+import { RunPipeline } from './dispatch/pipeline.js';
+import { RecoverySweep } from './dispatch/recovery.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';

@@ -10,7 +10,7 @@ import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings
 import { sleepUntil, type Clock } from '../machines/clock.js';
 import type { Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
-import type { DispatchOutcome } from './pipeline.js';
+import type { DispatchOutcome } from '../dispatch/pipeline.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 
 const SNAPSHOT_KIND = 'agent';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../machines/clock.js';
-import type { DomainEvent, EventOf, EventType } from './types.js';
+import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 
 export type Subscriber<K extends EventType> = (event: EventOf<K>) => Promise<void> | void;
 

@@ -8,7 +8,7 @@ import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId } from '../services/ids.js';
-import type { DomainEvent } from './types.js';
+import type { DomainEvent } from '../domain/events.js';
 
 export const PARKED_EVENT_INBOX_KIND = 'event.parked';
 

@@ -1,6 +1,6 @@
 import { safeEqual } from '../domain/webhookSignature.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hashRunToken } from '../actors/prepare.js';
+import { hashRunToken } from '../domain/runTokens.js';
 import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { ServiceError, forbidden } from '../services/errors.js';

@@ -1,4 +1,4 @@
-import type { RunPipeline } from '../actors/pipeline.js';
+import type { RunPipeline } from '../dispatch/pipeline.js';
 import type { Supervisor } from '../actors/supervisor.js';
 import type { TriggerSupervisor } from '../actors/triggers.js';
 import type { Store } from '../persistence/store.js';

@@ -23,7 +23,7 @@ import type {
   WakeupStatus,
   Workspace,
 } from '../domain/types.js';
-import type { DomainEvent, EventOf, EventType } from '../events/types.js';
+import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
 
 export interface Store {

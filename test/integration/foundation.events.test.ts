@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/types.js';
-import type { DomainEvent } from '../../src/events/types.js';
+import type { DomainEvent } from '../../src/domain/events.js';
 import { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, seedAgent, startHarness, type Harness } from '../helpers/harness.js';

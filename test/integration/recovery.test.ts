@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecoverySweep } from '../../src/actors/recovery.js';
+import { RecoverySweep } from '../../src/dispatch/recovery.js';
 import { newTask } from '../../src/domain/tasks.js';
 import type { Task } from '../../src/domain/types.js';
 import { wallClock } from '../../src/machines/clock.js';

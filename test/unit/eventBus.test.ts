@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { EventBus } from '../../src/events/bus.js';
-import type { DomainEvent } from '../../src/events/types.js';
+import type { DomainEvent } from '../../src/domain/events.js';
 
 function quietLog() {
   return { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: vi.fn() };

@@ -1,5 +1,5 @@
 import { approvalResolvedKey } from '../../domain/idempotency.js';
-import type { EventOf } from '../types.js';
+import type { EventOf } from '../../domain/events.js';
 import type { SubscriberDeps } from './context.js';
 
 /** The agent that asked for an approval hears the decision. */

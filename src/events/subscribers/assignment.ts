@@ -1,5 +1,5 @@
 import { taskAssignedKey } from '../../domain/idempotency.js';
-import type { EventOf } from '../types.js';
+import type { EventOf } from '../../domain/events.js';
 import { enqueueAll, type SubscriberDeps } from './context.js';
 
 /** Setting or changing a task's assignee wakes the new assignee: the spec's first scenario. */

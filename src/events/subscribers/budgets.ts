@@ -1,9 +1,9 @@
 import { periodKey, type BudgetStanding } from '../../domain/budgets.js';
 import { budgetAlertKey } from '../../domain/idempotency.js';
 import { recordDecision } from '../../services/activity.js';
-import { budgetStandings } from '../../services/standing.js';
+import { budgetStandings } from '../../services/budgetStanding.js';
 import type { Tx } from '../../persistence/store.js';
-import type { EventOf } from '../types.js';
+import type { EventOf } from '../../domain/events.js';
 import type { SubscriberDeps } from './context.js';
 
 /** Crossing a budget's alert threshold wakes the coordinator, once per threshold per period. */

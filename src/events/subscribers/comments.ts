@@ -1,5 +1,5 @@
 import { commentKey } from '../../domain/idempotency.js';
-import type { EventOf } from '../types.js';
+import type { EventOf } from '../../domain/events.js';
 import { enqueueAll, type SubscriberDeps } from './context.js';
 
 /**

@@ -2,7 +2,7 @@ import { blockersResolvedKey, childrenCompletedKey, commentKey, taskAssignedKey 
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Task } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import type { EnqueueRequest } from '../../services/wakeups.js';
-import type { EventOf } from '../types.js';
+import type { EventOf } from '../../domain/events.js';
 import { enqueueAll, type SubscriberDeps } from './context.js';
 
 /**

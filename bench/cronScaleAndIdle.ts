@@ -4,7 +4,7 @@
  * P5: SQL statements and CPU while the process sits idle (BENCH_IDLE_SEC, default 60 s) with
  *     1,000 agents and 1,000 routines that are not due.
  *
- * Each runs in its own process (`node --expose-gc --import tsx bench/p45.ts P4|P5`, started by
+ * Each runs in its own process (`node --expose-gc --import tsx bench/cronScaleAndIdle.ts P4|P5`, started by
  * bench/run.ts) so that RSS and CPU are this scenario's alone. The last stdout line is the figures
  * as JSON.
  */
@@ -196,10 +196,10 @@ export async function p5(): Promise<Figure[]> {
 }
 
 // As a child process of bench/run.ts.
-if (process.argv[1] && /p45\.ts$/.test(process.argv[1])) {
+if (process.argv[1] && /cronScaleAndIdle\.ts$/.test(process.argv[1])) {
   const which = process.argv[2];
   const figures = which === 'P4' ? await p4() : which === 'P5' ? await p5() : null;
-  if (!figures) throw new Error('usage: bench/p45.ts P4|P5');
+  if (!figures) throw new Error('usage: bench/cronScaleAndIdle.ts P4|P5');
   process.stdout.write(`${JSON.stringify(figures)}\n`);
   process.exit(0);
 }

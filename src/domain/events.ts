@@ -1,4 +1,4 @@
-import type { TaskState } from '../domain/types.js';
+import type { TaskState } from './types.js';
 
 /** Domain events. Each leaves with the transaction that caused it (see persistence/outbox). */
 export interface EventPayloads {

@@ -13,7 +13,7 @@ import type { Agent, Task, Workspace } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
-import { budgetStandings, dailyCapOf } from '../services/standing.js';
+import { budgetStandings, dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeupService } from '../services/wakeups.js';
 
 const HOUR_MS = 3_600_000;

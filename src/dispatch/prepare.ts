@@ -3,19 +3,19 @@
  * checks, staleness, idle skip, blockers, checkout, budget pre-check, executor resolution, prompt,
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
-import { createHash } from 'node:crypto';
 import { budgetVerdict, type BudgetStanding } from '../domain/budgets.js';
 import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
 import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
+import { hashRunToken } from '../domain/runTokens.js';
 import { routineSummaryScope } from '../domain/summary.js';
 import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
 import { isIdleSkippable } from '../domain/wakeupSources.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
-import { budgetStandings, dailyCapOf } from '../services/standing.js';
+import { budgetStandings, dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -30,8 +30,6 @@ export type Preparation =
   /** Parked behind another run's checkout of its task: not an ending, the release offers it again. */
   | { kind: 'waiting'; wakeup: Wakeup }
   | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
-
-export const hashRunToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The session an agent CLI may resume: one per (task, agent) pair. */
 export const sessionKeyOf = (taskId: string | null, agentId: string) => (taskId ? `task:${taskId}:agent:${agentId}` : null);
