@@ -183,8 +183,8 @@ export class RoutineService implements AgentRoutines {
 
   private async cancelOpenRuns(tx: Tx, routine: Routine, now: number): Promise<void> {
     for (const run of await tx.routines.openRunsOf(routine.id)) {
-      const own = await this.ownWakeupOf(tx, run);
-      if (own?.status === 'claimed') continue;
+      const ownId = await this.ownWakeupIdOf(tx, run);
+      if (ownId && (await tx.wakeups.get(ownId))?.status === 'claimed') continue;
       await this.settleRun(tx, routine, run, 'cancelled', now, false);
     }
   }
@@ -331,8 +331,8 @@ export class RoutineService implements AgentRoutines {
    * The routine run of an earlier delivery with this id, inside the idempotency window. A delivery
    * older than the window is retired, so the same id fires again (as wakeup idempotency keys do).
    */
-  private async earlierDelivery(tx: Tx, triggerId: string | null, deliveryId: string | null | undefined, now: number) {
-    if (!triggerId || !deliveryId) return undefined;
+  private async earlierDelivery(tx: Tx, triggerId: string, deliveryId: string | null, now: number) {
+    if (!deliveryId) return undefined;
     const earlier = await tx.routines.runByDelivery(triggerId, deliveryId);
     if (!earlier) return undefined;
     if (now - earlier.started_at < this.deps.config.idempotencyWindowMs) return earlier;
@@ -340,10 +340,9 @@ export class RoutineService implements AgentRoutines {
     return undefined;
   }
 
+  /** Fires an active routine. A webhook's repeated delivery id was answered before this (fireWebhook). */
   async fireIn(tx: Tx, stale: Routine, request: FireRequest): Promise<FireResult> {
     const now = this.deps.clock.now();
-    const earlier = await this.earlierDelivery(tx, request.triggerId, request.deliveryId, now);
-    if (earlier) return { routineRun: earlier, created: false };
     // Read again: an earlier fire in this transaction (a catch-up tick) may have changed it.
     const routine = await this.requireRoutine(tx, stale.id);
     if (routine.status !== 'active') throw conflict(`routine '${routine.id}' is ${routine.status}; it fires only when active`);
@@ -533,17 +532,16 @@ export class RoutineService implements AgentRoutines {
       return;
     }
     if (run.outcome !== null || (run.status !== 'dispatched' && run.status !== 'task_created')) return;
-    if (run.status === 'task_created' && (await this.ownWakeupOf(tx, run))?.id !== wakeup.id) return;
+    if (run.status === 'task_created' && (await this.ownWakeupIdOf(tx, run)) !== wakeup.id) return;
     if (run.status === 'task_created' && succeededHere) await this.completeRoutineTask(tx, wakeup, run.routine_id);
     const routine = await tx.routines.get(run.routine_id);
     if (routine) await this.settleRun(tx, routine, run, outcome, now, sessionRan);
   }
 
-  /** The wakeup whose end settles the run: the one the fire enqueued, or its task's assignment. */
-  private async ownWakeupOf(tx: Tx, run: RoutineRun): Promise<Wakeup | undefined> {
-    if (run.status === 'dispatched') return run.linked_wakeup_id ? tx.wakeups.get(run.linked_wakeup_id) : undefined;
-    const id = run.linked_task_id ? await tx.routines.assignmentWakeupIdOf(run.linked_task_id) : undefined;
-    return id ? tx.wakeups.get(id) : undefined;
+  /** The id of the wakeup whose end settles the run: the one the fire enqueued, or its task's assignment. */
+  private async ownWakeupIdOf(tx: Tx, run: RoutineRun): Promise<string | undefined> {
+    if (run.status === 'dispatched') return run.linked_wakeup_id ?? undefined;
+    return run.linked_task_id ? tx.routines.assignmentWakeupIdOf(run.linked_task_id) : undefined;
   }
 
   private async settleRun(tx: Tx, routine: Routine, run: RoutineRun, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) {
