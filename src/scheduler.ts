@@ -13,15 +13,18 @@ import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
 import { EventBus } from './events/bus.js';
 import { createEventParker } from './events/parking.js';
+import { AnnouncingLauncher } from './events/announcingLauncher.js';
 import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
+import { LiveNotifier } from './events/liveNotifier.js';
+import { OutboxAcknowledger } from './events/outboxAcknowledger.js';
 import { registerSubscribers } from './events/subscribers/index.js';
 import { createExecutors } from './executors/index.js';
 import type { AgentFunction } from './executors/types.js';
 import { buildApp } from './http/app.js';
 import { renderMetrics } from './http/metrics.js';
 import { wallClock, type Clock } from './machines/clock.js';
+import { createStore } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
-import { SqliteStore } from './persistence/sqlite/store.js';
 import { OrgService } from './services/org.js';
 import { RoutineService } from './services/routines.js';
 import { TaskService } from './services/tasks.js';
@@ -61,72 +64,51 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   let ready = false;
   let listeningUrl: string | null = null;
 
-  const acknowledged: number[] = [];
-  let bus: EventBus | null = null;
-  const store = new SqliteStore({
-    path: config.dbPath,
-    synchronous: config.sqliteSync,
+  // Late-bound only inside this function: each is assigned below before start() can run. The store
+  // publishes to the bus, which acknowledges and parks events through the store.
+  let bus!: EventBus;
+  let supervisor!: Supervisor;
+  let triggers!: TriggerSupervisor;
+  const store = createStore(config, {
     now: () => clock.now(),
-    publish: (events) => bus!.publish(events),
+    publish: (events) => bus.publish(events),
     onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
     timers: clock,
     log,
   });
-  bus = new EventBus(log, (ids) => {
-    acknowledged.push(...ids);
-    if (acknowledged.length === ids.length) setImmediate(() => void flushAcknowledged());
-  }, { clock, park: createEventParker({ store, clock, log }) });
-  const flushAcknowledged = async () => {
-    const ids = acknowledged.splice(0);
-    if (ids.length) await store.transaction((tx) => tx.outbox.remove(ids)).catch((error) => log.warn({ err: error }, 'outbox cleanup failed'));
-  };
+  const outbox = new OutboxAcknowledger(store, log);
+  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }) });
 
   const feed = createLiveFeed();
-  // Late-bound only inside this function: each is assigned below before start() can run.
-  let supervisor!: Supervisor;
-  let triggers!: TriggerSupervisor;
-  const notifier = {
-    wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => {
-      supervisor.wakeupQueued(agentId, wakeupId, availableAt);
-      feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'queued' } });
-    },
-    wakeupWithdrawn: (agentId: string, wakeupId: string) => supervisor.wakeupWithdrawn(agentId, wakeupId),
-  };
+  const notifier = new LiveNotifier(() => supervisor, feed, log);
   const deps = { store, clock, config, log };
   // Late-bound like the supervisor: the routine service is built just below, before any wakeup ends.
   const wakeups: WakeupService = new WakeupService(config, log, notifier,
     (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
   const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
-  const agentChanged = (agentId: string) => void supervisor.agentChanged(agentId).catch((error) => log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
-  const org = new OrgService(deps, wakeups, routines, (agent) => agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId));
+  const recovery = new RecoverySweep({ store, clock, log, config, wakeups });
+  const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId));
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });
 
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups,
-    launch: (spec, request) => {
-      const publishRun = (status: string) => feed.trigger.publish({ item: { kind: 'run', run_id: request.runId, agent_id: request.agentId, status } });
-      publishRun('running');
-      return executors.launch(spec, request).finally(() => publishRun('ended'));
-    },
+    launch: new AnnouncingLauncher(executors, feed).launch,
     random: options.random ?? Math.random,
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
     routineOutcome: (tx, wakeup, outcome, now, sessionRan) => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan),
-    afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged }),
-    agentChanged,
+    afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
+    agentChanged: notifier.agentChanged,
   });
   supervisor = new Supervisor({
     store, clock, log, inspect: options.inspect,
-    process: async (wakeupId) => {
-      return pipeline.process(wakeupId);
-    },
-    onActorChange: (agentId, view) => feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } }),
+    process: (wakeupId) => pipeline.process(wakeupId),
+    onActorChange: notifier.actorChanged,
   });
   triggers = new TriggerSupervisor({
     store, clock, log, routines, inspect: options.inspect,
-    onFired: (routineId) => feed.trigger.publish({ item: { kind: 'routine', routine_id: routineId } }),
+    onFired: notifier.routineFired,
   });
-  const recovery = new RecoverySweep({ store, clock, log, config, wakeups });
   registerSubscribers(bus, { store, clock, log, wakeups });
 
   const app = await buildApp({
@@ -140,7 +122,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
       await pipeline.recoverAfterCrash();
-      bus!.publish(await store.read((tx) => tx.outbox.pending()));
+      bus.publish(await store.read((tx) => tx.outbox.pending()));
       await supervisor.boot();
       await triggers.boot();
       if (startOptions.listen !== false) {
@@ -163,9 +145,9 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await pipeline.drain(config.shutdownGraceMs);
       await app.close();
       // Events waiting for a retry stay in the outbox; the next boot delivers them again.
-      bus!.stop();
-      await bus!.idle();
-      await flushAcknowledged();
+      bus.stop();
+      await bus.idle();
+      await outbox.flush();
       await store.close();
       log.info('office scheduler stopped');
     },

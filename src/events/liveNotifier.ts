@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import type { WakeupNotifier } from '../services/deps.js';
+import type { LiveFeed } from './liveFeed.js';
+
+/** The agent actors, as the notifier sees them. */
+export interface AgentActors extends WakeupNotifier {
+  /** Re-reads the agent's settings into its actor. */
+  agentChanged(agentId: string): Promise<void>;
+}
+
+/**
+ * Tells the agent actors and the live feed what has just been committed: a wakeup queued or
+ * withdrawn, an agent changed, an agent actor's new view, a routine that fired. Its methods are
+ * arrows, so each can be handed on as a callback.
+ *
+ * The agent actors are reached through a function because of the one cycle in the wiring: the
+ * supervisor drives the run pipeline, which needs the wakeup service, which needs this notifier.
+ * The supervisor is built last, before anything can be queued.
+ */
+export class LiveNotifier implements WakeupNotifier {
+  constructor(
+    private readonly agentActors: () => AgentActors,
+    private readonly feed: LiveFeed,
+    private readonly log: Pick<Logger, 'error'>,
+  ) {}
+
+  readonly wakeupQueued = (agentId: string, wakeupId: string, availableAt: number): void => {
+    this.agentActors().wakeupQueued(agentId, wakeupId, availableAt);
+    this.feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'queued' } });
+  };
+
+  readonly wakeupWithdrawn = (agentId: string, wakeupId: string): void => {
+    this.agentActors().wakeupWithdrawn(agentId, wakeupId);
+  };
+
+  /** Called after commit, where nobody could handle a failure: it is logged. */
+  readonly agentChanged = (agentId: string): void => {
+    this.agentActors().agentChanged(agentId).catch((error) => this.log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
+  };
+
+  readonly actorChanged = (agentId: string, view: Record<string, unknown>): void => {
+    this.feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } });
+  };
+
+  readonly routineFired = (routineId: string): void => {
+    this.feed.trigger.publish({ item: { kind: 'routine', routine_id: routineId } });
+  };
+}
