@@ -143,11 +143,7 @@ async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAc
  */
 async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions: number, now: number) {
   const limit = deps.config.loopDetectorRuns;
-  const since = run.started_at ?? now;
-  const task = await tx.tasks.get(run.task_id!);
-  const comments = await tx.comments.listByTask(run.task_id!, since);
-  const newSubtasks = (await tx.tasks.children(run.task_id!)).filter((child) => child.created_at >= since);
-  const progressed = progressActions > 0 || comments.length > 0 || newSubtasks.length > 0 || (task !== undefined && task.updated_at >= since);
+  const progressed = progressActions > 0 || (await taskChangedSince(tx, run.task_id!, run.started_at ?? now));
   await tx.runs.update(run.id, { made_progress: progressed });
   if (limit === 0 || progressed) return;
   const recent = await tx.runs.recentForTask(run.agent_id, run.task_id!, limit);
@@ -165,4 +161,12 @@ async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions:
     message: reason, details: { runs: limit },
   }, now, 'warn');
   tx.afterCommit(() => deps.agentChanged(agent.id));
+}
+
+/** The task itself changed during the run: its state or fields, a new comment, a new subtask. Cheapest question first. */
+async function taskChangedSince(tx: Tx, taskId: string, since: number): Promise<boolean> {
+  const task = await tx.tasks.get(taskId);
+  if (task !== undefined && task.updated_at >= since) return true;
+  if ((await tx.comments.listByTask(taskId, since)).length > 0) return true;
+  return (await tx.tasks.children(taskId)).some((child) => child.created_at >= since);
 }
