@@ -4,7 +4,7 @@
  * or escalate to the coordinator.
  */
 import { planRetry } from '../domain/backoff.js';
-import type { Run, Wakeup } from '../domain/types.js';
+import type { Agent, Run, Wakeup } from '../domain/types.js';
 import { agentErrorKey } from '../domain/idempotency.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
@@ -101,7 +101,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
       }, 'warn');
     return { retryAt };
   }
-  await escalateFailure(ctx, tx, wakeup, run, errorText, plan.retryCount, now);
+  await escalateFailure(ctx, tx, wakeup, agent, run, errorText, plan.retryCount, now);
   return { retryAt: null };
 }
 
@@ -111,20 +111,22 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
  */
 async function endForDeletedAgent(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText });
-  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now, true);
+  await ctx.routineOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_cancelled', 'failed and not retried: the agent was deleted', now, {
     reason: 'agent_deleted', error: errorText.slice(-500),
   }, 'warn');
 }
 
+/** A run a dead process left behind may have spent money: its routine run says so. */
+const failedOutcomeOf = (run: Run) => (run.status === 'interrupted' ? 'interrupted' : 'failed');
+
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
-async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, retryCount: number, now: number) {
+async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, run: Run, errorText: string, retryCount: number, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
-  await ctx.routineOutcome(tx, wakeup, run.status === 'interrupted' ? 'interrupted' : 'failed', now, true);
-  const agent = await tx.agents.get(wakeup.agent_id);
+  await ctx.routineOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
   await tx.inbox.insert({
     id: newId('inb'), workspace_id: wakeup.workspace_id, kind: 'agent.error',
-    title: `${agent?.name ?? wakeup.agent_id} failed after ${retryCount} retries`,
+    title: `${agent.name} failed after ${retryCount} retries`,
     body: errorText.slice(-4000), agent_id: wakeup.agent_id, task_id: wakeup.task_id, ref_id: run.id,
     status: 'open', created_at: now,
   });
@@ -133,7 +135,7 @@ async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run
   const notify = coordinator && coordinator.id !== wakeup.agent_id ? coordinator : null;
   if (notify) {
     await ctx.wakeups.enqueue(tx, {
-      agent_id: notify.id, source: 'agent_error', reason: `${agent?.name ?? wakeup.agent_id} failed`,
+      agent_id: notify.id, source: 'agent_error', reason: `${agent.name} failed`,
       payload: { agent_profile_id: wakeup.agent_id, run_id: run.id, error: errorText.slice(-4000) },
       idempotency_key: agentErrorKey(wakeup.id),
     }, now);
