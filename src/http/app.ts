@@ -1,12 +1,13 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { JsonTextError, parseJsonText } from '../domain/jsonText.js';
 import { registerAuth } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerHostGuard } from './hostGuard.js';
+import { swaggerOptions } from './openapi.js';
 import { orgRoutes } from './routes/org.js';
 import { observeRoutes } from './routes/observe.js';
 import { routineRoutes } from './routes/routines.js';
@@ -25,15 +26,16 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
     routerOptions: { maxParamLength: 256 },
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  // Responses go out exactly as the handlers built them. The provider's serializer would re-encode
+  // them through the response schemas: it drops any field a schema does not declare, and answers
+  // 500 for a response that does not match. The document is checked against the real responses by
+  // the integration suite instead (test/helpers/contract.ts).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   registerJsonParser(app);
 
-  await app.register(fastifySwagger, {
-    openapi: { info: { title: 'Office Scheduler', description: 'Wakes autonomous AI agents.', version: '0.1.0' } },
-    transform: jsonSchemaTransform,
-  });
+  await app.register(fastifySwagger, swaggerOptions);
   // Before authentication: a foreign Host is refused whoever asks.
   registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
   registerAuth(app, ctx.store, ctx.config.apiToken);
@@ -45,6 +47,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(routineRoutes(ctx));
   await app.register(webhookRoutes(ctx));
   await app.register(dashboardRoutes());
+  // The document does not describe itself.
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -6,7 +6,11 @@ import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
 import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
 import type { Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
+import {
+  ActivityEntrySchema, InboxItemSchema, RunSchema, WakeupDetailSchema, WakeupSchema,
+} from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
+import { READ_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -17,26 +21,39 @@ export function observeRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
-    r.get('/api/office/wakeups', { schema: { querystring: WakeupListQuery } }, async (req) =>
+    r.get('/api/office/wakeups', { schema: {
+      ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: READ_ERRORS }),
+      querystring: WakeupListQuery } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
-        return Promise.all(wakeups.map(async (w) => ({ ...(toApi(w) as object), explain: await explain(ctx, tx, w) })));
+        return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w) })));
       }));
-    r.get('/api/office/wakeups/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/wakeups/:id', { schema: {
+      ...operation({ operationId: 'explainWakeup', summary: 'Read a wakeup with its explanation and its decisions', tag: 'Wakeups', success: { 200: WakeupDetailSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeup = await tx.wakeups.get(req.params.id) ?? throwNotFound('wakeup', req.params.id);
         const activity = await tx.activity.list({ wakeup_id: wakeup.id, limit: 50 });
-        return { ...(toApi(wakeup) as object), explain: await explain(ctx, tx, wakeup), activity: toApi(activity) };
+        return { ...toApi(wakeup), explain: await explain(ctx, tx, wakeup), activity: toApi(activity) };
       }));
 
-    r.get('/api/office/runs', { schema: { querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
+    r.get('/api/office/runs', { schema: {
+      ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: READ_ERRORS }),
+      querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
-    r.get('/api/office/runs/:id', { schema: { params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
+    r.get('/api/office/runs/:id', { schema: {
+      ...operation({ operationId: 'getRun', summary: 'Read a run', tag: 'Runs', success: { 200: RunSchema }, errors: READ_ERRORS,
+        description: 'A run token may read only its own agent\'s runs.' }),
+      params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
-    r.get('/api/office/activity', { schema: { querystring: ActivityQuery } }, async (req) =>
+    r.get('/api/office/activity', { schema: {
+      ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: READ_ERRORS }),
+      querystring: ActivityQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
-    r.get('/api/office/inbox', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+    r.get('/api/office/inbox', { schema: {
+      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: READ_ERRORS }),
+      querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
   };
 }

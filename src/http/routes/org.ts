@@ -9,7 +9,11 @@ import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import type { Agent } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
+import {
+  AgentSchema, ContinuationSummarySchema, ProjectSchema, WakeResponseSchema, WorkspaceSchema,
+} from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
+import { NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 
 const IdParams = z.strictObject({ id: Id });
@@ -20,36 +24,68 @@ export function orgRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
-    r.post('/api/office/workspaces', { schema: { body: CreateWorkspaceBody } }, async (req, reply) =>
+    r.post('/api/office/workspaces', { schema: {
+      ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Workspaces', success: { 201: WorkspaceSchema }, errors: WRITE_ERRORS }),
+      body: CreateWorkspaceBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', { config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
-    r.get('/api/office/workspaces/:id', { schema: { params: IdParams }, config: { agentRead: 'workspaces' } }, async (req) =>
+    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: READ_ERRORS }), config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+    r.get('/api/office/workspaces/:id', { schema: {
+      ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
+      params: IdParams }, config: { agentRead: 'workspaces' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.workspaces.get(req.params.id)) ?? throwNotFound('workspace', req.params.id)));
-    r.patch('/api/office/workspaces/:id', { schema: { params: IdParams, body: PatchWorkspaceBody } }, async (req) =>
+    r.patch('/api/office/workspaces/:id', { schema: {
+      ...operation({ operationId: 'updateWorkspace', summary: 'Change a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchWorkspaceBody } }, async (req) =>
       toApi(await ctx.org.updateWorkspace(req.params.id, req.body)));
 
-    r.post('/api/office/projects', { schema: { body: CreateProjectBody } }, async (req, reply) =>
+    r.post('/api/office/projects', { schema: {
+      ...operation({ operationId: 'createProject', summary: 'Create a project', tag: 'Projects', success: { 201: ProjectSchema }, errors: WRITE_ERRORS }),
+      body: CreateProjectBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createProject(req.body))));
-    r.get('/api/office/projects', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+    r.get('/api/office/projects', { schema: {
+      ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: READ_ERRORS }),
+      querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.projects.list(req.query.workspace_id))));
-    r.get('/api/office/projects/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/projects/:id', { schema: {
+      ...operation({ operationId: 'getProject', summary: 'Read a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.projects.get(req.params.id)) ?? throwNotFound('project', req.params.id)));
-    r.patch('/api/office/projects/:id', { schema: { params: IdParams, body: PatchProjectBody } }, async (req) =>
+    r.patch('/api/office/projects/:id', { schema: {
+      ...operation({ operationId: 'updateProject', summary: 'Change a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchProjectBody } }, async (req) =>
       toApi(await ctx.org.updateProject(req.params.id, req.body)));
 
-    r.post('/api/office/agents', { schema: { body: CreateAgentBody } }, async (req, reply) =>
+    r.post('/api/office/agents', { schema: {
+      ...operation({ operationId: 'createAgent', summary: 'Create an agent', tag: 'Agents', success: { 201: AgentSchema }, errors: WRITE_ERRORS,
+        description: 'Creating a `ceo` or `coordinator` agent also creates its "Coordinator heartbeat" routine.' }),
+      body: CreateAgentBody } }, async (req, reply) =>
       reply.code(201).send(agentView(ctx, await ctx.org.createAgent(req.body))));
-    r.get('/api/office/agents', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+    r.get('/api/office/agents', { schema: {
+      ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: READ_ERRORS }),
+      querystring: WorkspaceQuery } }, async (req) =>
       (await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))).map((agent) => agentView(ctx, agent)));
-    r.get('/api/office/agents/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/agents/:id', { schema: {
+      ...operation({ operationId: 'getAgent', summary: 'Read an agent, with its live actor', tag: 'Agents', success: { 200: AgentSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
-    r.patch('/api/office/agents/:id', { schema: { params: IdParams, body: PatchAgentBody } }, async (req) =>
+    r.patch('/api/office/agents/:id', { schema: {
+      ...operation({ operationId: 'updateAgent', summary: 'Change, pause or resume an agent', tag: 'Agents', success: { 200: AgentSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchAgentBody } }, async (req) =>
       agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
-    r.delete('/api/office/agents/:id', { schema: { params: IdParams } }, async (req, reply) => {
+    r.delete('/api/office/agents/:id', { schema: {
+      ...operation({ operationId: 'deleteAgent', summary: 'Delete an agent', tag: 'Agents', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
+        description: 'Its queued and scheduled wakeups end cancelled, its open tasks are unassigned and its routines are paused.' }),
+      params: IdParams } }, async (req, reply) => {
       await ctx.org.deleteAgent(req.params.id);
       return reply.code(204).send();
     });
-    r.post('/api/office/agents/:id/wake', { schema: { params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { agentAllowed: true } }, async (req, reply) => {
+    r.post('/api/office/agents/:id/wake', { schema: {
+      ...operation({ operationId: 'wakeAgent', summary: 'Wake an agent', tag: 'Agents', errors: WRITE_ERRORS, optionalBody: true,
+        success: {
+          202: { description: 'A wakeup was requested (queued, or folded into one already waiting).', schema: WakeResponseSchema },
+          200: { description: 'A repeat of an earlier request (same idempotency key within the window): its first wakeup; nothing new was created.', schema: WakeResponseSchema },
+        } }),
+      params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { agentAllowed: true } }, async (req, reply) => {
       const body = { ...req.body, idempotency_key: wakeKeyOf(req.body.idempotency_key, req.headers['idempotency-key']) };
       const outcome = req.principal.kind === 'agent'
         ? await selfWake(ctx, req.principal, req.params.id, body)
@@ -60,7 +96,9 @@ export function orgRoutes(ctx: AppContext) {
       }
       return reply.code(outcome.kind === 'duplicate' ? 200 : 202).send({ wakeup: toApi(outcome.wakeup), outcome: outcome.kind });
     });
-    r.get('/api/office/agents/:id/summaries', { schema: { params: IdParams }, config: { agentRead: { ownerOf: 'agent' } } }, async (req) =>
+    r.get('/api/office/agents/:id/summaries', { schema: {
+      ...operation({ operationId: 'listAgentSummaries', summary: 'List an agent\'s continuation summaries', tag: 'Agents', success: { 200: z.array(ContinuationSummarySchema) }, errors: READ_ERRORS }),
+      params: IdParams }, config: { agentRead: { ownerOf: 'agent' } } }, async (req) =>
       toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
 }
@@ -93,7 +131,7 @@ async function existingAgent(tx: Tx, id: string): Promise<Agent> {
 }
 
 export function agentView(ctx: AppContext, agent: Agent) {
-  return { ...(toApi(agent) as object), actor: ctx.supervisor.view(agent.id) };
+  return { ...toApi(agent), actor: ctx.supervisor.view(agent.id) };
 }
 
 export function throwNotFound(resource: string, id: string): never {

@@ -5,7 +5,11 @@ import { nextFireTimes } from '../../domain/cron.js';
 import { CreateRoutineBody, FireRoutineBody, Id, PatchRoutineBody, PatchTriggerBody, PreviewQuery, TriggerBody, WorkspaceQuery } from '../../domain/schemas.js';
 import type { Routine, RoutineTrigger } from '../../domain/routines.js';
 import { invalid } from '../../services/errors.js';
+import {
+  RoutineListItemSchema, RoutineRunResponseSchema, RoutineRunSchema, RoutineSchema, RoutineTriggerSchema, TriggerPreviewSchema,
+} from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
+import { NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -26,46 +30,71 @@ export function routineRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
-    r.get('/api/office/routines', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+    r.get('/api/office/routines', { schema: {
+      ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: READ_ERRORS }),
+      querystring: WorkspaceQuery } }, async (req) =>
       ctx.store.read(async (tx) => {
         const routines = await tx.routines.list({ workspace_id: req.query.workspace_id });
         return Promise.all(routines.map(async (routine) => ({
-          ...(toApi(routine) as object),
+          ...toApi(routine),
           triggers: (await tx.routines.triggersOf(routine.id)).map((t) => triggerView(t)),
           last_run: toApi((await tx.routines.runsOf(routine.id, 1))[0] ?? null),
         })));
       }));
-    r.post('/api/office/routines', { schema: { body: CreateRoutineBody } }, async (req, reply) => {
+    r.post('/api/office/routines', { schema: {
+      ...operation({ operationId: 'createRoutine', summary: 'Create a routine with its triggers', tag: 'Routines', success: { 201: RoutineSchema }, errors: WRITE_ERRORS,
+        description: 'A webhook trigger created without a secret gets a generated one, shown only in this response.' }),
+      body: CreateRoutineBody } }, async (req, reply) => {
       const { routine, triggers } = await ctx.routines.create(req.body);
-      return reply.code(201).send({ ...(toApi(routine) as object), triggers: triggers.map((t) => triggerView(t, true)), recent_runs: [] });
+      return reply.code(201).send({ ...toApi(routine), triggers: triggers.map((t) => triggerView(t, true)), recent_runs: [] });
     });
-    r.get('/api/office/routines/:id', { schema: { params: IdParams } }, async (req) => routineDetail(ctx, req.params.id));
-    r.patch('/api/office/routines/:id', { schema: { params: IdParams, body: PatchRoutineBody } }, async (req) => {
+    r.get('/api/office/routines/:id', { schema: {
+      ...operation({ operationId: 'getRoutine', summary: 'Read a routine with its triggers and recent runs', tag: 'Routines', success: { 200: RoutineSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) => routineDetail(ctx, req.params.id));
+    r.patch('/api/office/routines/:id', { schema: {
+      ...operation({ operationId: 'updateRoutine', summary: 'Change, pause or archive a routine', tag: 'Routines', success: { 200: RoutineSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchRoutineBody } }, async (req) => {
       await ctx.routines.update(req.params.id, req.body);
       return routineDetail(ctx, req.params.id);
     });
-    r.delete('/api/office/routines/:id', { schema: { params: IdParams } }, async (req, reply) => {
+    r.delete('/api/office/routines/:id', { schema: {
+      ...operation({ operationId: 'deleteRoutine', summary: 'Archive a routine', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
+        description: 'The routine leaves the lists and its triggers stop; it can still be read, with `status: "archived"`, and its runs listed.' }),
+      params: IdParams } }, async (req, reply) => {
       await ctx.routines.remove(req.params.id);
       return reply.code(204).send();
     });
-    r.get('/api/office/routines/:id/runs', { schema: { params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) }, config: { agentRead: { ownerOf: 'routine' } } }, async (req) =>
+    r.get('/api/office/routines/:id/runs', { schema: {
+      ...operation({ operationId: 'listRoutineRuns', summary: 'List a routine\'s runs, newest first', tag: 'Routines', success: { 200: z.array(RoutineRunSchema) }, errors: READ_ERRORS }),
+      params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) }, config: { agentRead: { ownerOf: 'routine' } } }, async (req) =>
       ctx.store.read(async (tx) => {
         if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
         return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
       }));
-    r.post('/api/office/routines/:id/fire', { schema: { params: IdParams, body: FireRoutineBody.nullish() } }, async (req, reply) => {
+    r.post('/api/office/routines/:id/fire', { schema: {
+      ...operation({ operationId: 'fireRoutine', summary: 'Fire a routine by hand', tag: 'Routines', success: { 202: RoutineRunResponseSchema }, errors: WRITE_ERRORS, optionalBody: true,
+        description: 'The body may be left out. A required variable that is missing is a 400 naming it.' }),
+      params: IdParams, body: FireRoutineBody.nullish() } }, async (req, reply) => {
       const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {});
       return reply.code(202).send({ routine_run: toApi(routineRun) });
     });
-    r.post('/api/office/routines/:id/triggers', { schema: { params: IdParams, body: TriggerBody } }, async (req, reply) =>
+    r.post('/api/office/routines/:id/triggers', { schema: {
+      ...operation({ operationId: 'createRoutineTrigger', summary: 'Add a trigger to a routine', tag: 'Routines', success: { 201: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: TriggerBody } }, async (req, reply) =>
       reply.code(201).send(triggerView(await ctx.routines.addTrigger(req.params.id, req.body), true)));
-    r.patch('/api/office/routine-triggers/:id', { schema: { params: IdParams, body: PatchTriggerBody } }, async (req) =>
+    r.patch('/api/office/routine-triggers/:id', { schema: {
+      ...operation({ operationId: 'updateRoutineTrigger', summary: 'Change a trigger', tag: 'Routines', success: { 200: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchTriggerBody } }, async (req) =>
       triggerView(await ctx.routines.updateTrigger(req.params.id, req.body)));
-    r.delete('/api/office/routine-triggers/:id', { schema: { params: IdParams } }, async (req, reply) => {
+    r.delete('/api/office/routine-triggers/:id', { schema: {
+      ...operation({ operationId: 'deleteRoutineTrigger', summary: 'Remove a trigger', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS }),
+      params: IdParams } }, async (req, reply) => {
       await ctx.routines.removeTrigger(req.params.id);
       return reply.code(204).send();
     });
-    r.get('/api/office/routine-triggers/:id/preview', { schema: { params: IdParams, querystring: PreviewQuery }, config: { agentRead: { ownerOf: 'routine_trigger' } } }, async (req) => {
+    r.get('/api/office/routine-triggers/:id/preview', { schema: {
+      ...operation({ operationId: 'previewRoutineTrigger', summary: 'The next fire times of a schedule trigger', tag: 'Routines', success: { 200: TriggerPreviewSchema }, errors: READ_ERRORS }),
+      params: IdParams, querystring: PreviewQuery }, config: { agentRead: { ownerOf: 'routine_trigger' } } }, async (req) => {
       const trigger = await ctx.store.read((tx) => tx.routines.getTrigger(req.params.id)) ?? throwNotFound('routine trigger', req.params.id);
       if (trigger.kind !== 'schedule') throw invalid('id', `trigger '${trigger.id}' is a ${trigger.kind} trigger; only schedule triggers have fire times`);
       const times = nextFireTimes(trigger.cron_expression!, trigger.timezone ?? 'UTC', new Date(ctx.clock.now()), req.query.count ?? 5);
@@ -78,7 +107,7 @@ async function routineDetail(ctx: AppContext, id: string) {
   return ctx.store.read(async (tx) => {
     const routine: Routine = await tx.routines.get(id) ?? throwNotFound('routine', id);
     return {
-      ...(toApi(routine) as object),
+      ...toApi(routine),
       triggers: (await tx.routines.triggersOf(id)).map((t) => triggerView(t)),
       recent_runs: toApi(await tx.routines.runsOf(id, RECENT_RUNS)),
     };

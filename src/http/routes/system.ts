@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { z } from 'zod';
+import { HealthSchema } from '../../domain/responseSchemas.js';
 import { errorBody } from '../errors.js';
+import { NO_SECURITY, operation } from '../openapi.js';
 
 /** Under the idle timeouts of common proxies, so an idle stream is not cut. */
 const KEEP_ALIVE_MS = 15_000;
@@ -9,15 +12,18 @@ const STREAM_RETRY_MS = 2_000;
 /** Liveness, readiness, metrics and the live event stream. */
 export function systemRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
-    app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-    app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    app.get('/healthz', { schema: operation({ operationId: 'getHealth', summary: 'Liveness: the process answers', tag: 'System', security: NO_SECURITY,
+      success: { 200: HealthSchema }, errors: [421] }) }, async () => ({ status: 'ok' }));
+    app.get('/readyz', { schema: operation({ operationId: 'getReadiness', summary: 'Readiness: actors restored and the database writable', tag: 'System', security: NO_SECURITY,
+      success: { 200: HealthSchema }, errors: [421, 503] }) }, async (_req, reply) => {
       if (!ctx.isReady()) return reply.code(503).send(errorBody('not_ready', 'actors are still being restored'));
       // Readiness follows storage: a scheduler that cannot record anything should get no traffic.
       const storage = ctx.store.storageHealth();
       if (!storage.writable) return reply.code(503).send(errorBody('storage_unavailable', storage.failure ?? 'the database cannot be written'));
       return { status: 'ready' };
     });
-    app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+    app.get('/metrics', { schema: operation({ operationId: 'getMetrics', summary: 'Prometheus metrics', tag: 'System', security: NO_SECURITY,
+      success: { 200: { description: 'Prometheus text exposition format 0.0.4.', schema: z.string(), contentType: 'text/plain' } }, errors: [421] }) }, async (_req, reply) =>
       reply.type('text/plain; version=0.0.4').send(await ctx.metrics()));
 
     // Server-sent events: wakeup, run and actor changes as they happen. EventSource cannot send
@@ -29,6 +35,7 @@ export function systemRoutes(ctx: AppContext) {
       open.clear();
     });
     // Every workspace's events go through it: not for a run token, which reads only its own workspace.
+    // Hidden from the document: a server-sent event stream, not a JSON operation a client generator can use (README: the dashboard section).
     app.get('/api/office/stream', { schema: { hide: true }, config: { queryToken: true, agentRead: false } }, (req, reply) => {
       reply.hijack();
       const response = reply.raw;

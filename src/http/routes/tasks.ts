@@ -8,7 +8,9 @@ import {
 import type { Task } from '../../domain/types.js';
 import { forbidden, notFound } from '../../services/errors.js';
 import type { Actor } from '../../services/tasks.js';
+import { ApprovalSchema, BudgetSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
+import { READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -34,7 +36,10 @@ export function taskRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
-    r.post('/api/office/tasks', { schema: { body: CreateTaskBody }, config: { agentAllowed: true } }, async (req, reply) => {
+    r.post('/api/office/tasks', { schema: {
+      ...operation({ operationId: 'createTask', summary: 'Create a task', tag: 'Tasks', success: { 201: TaskSchema }, errors: WRITE_ERRORS,
+        description: 'A run token may create only subtasks (`parent_id`) in its own workspace, without an executor.' }),
+      body: CreateTaskBody }, config: { agentAllowed: true } }, async (req, reply) => {
       const principal = req.principal;
       if (principal.kind === 'agent') {
         if (req.body.workspace_id !== principal.workspaceId) throw forbidden('the task must be in the agent\'s own workspace');
@@ -44,36 +49,61 @@ export function taskRoutes(ctx: AppContext) {
       }
       return reply.code(201).send(toApi(await ctx.tasks.createTask(req.body, actorOf(req))));
     });
-    r.get('/api/office/tasks', { schema: { querystring: TaskListQuery } }, async (req) =>
+    r.get('/api/office/tasks', { schema: {
+      ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: READ_ERRORS,
+        description: 'Heavy routine tasks are left out unless `include_routine=true`.' }),
+      querystring: TaskListQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.tasks.list(req.query))));
-    r.get('/api/office/tasks/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/tasks/:id', { schema: {
+      ...operation({ operationId: 'getTask', summary: 'Read a task', tag: 'Tasks', success: { 200: TaskSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.tasks.get(req.params.id)) ?? throwNotFound('task', req.params.id)));
-    r.patch('/api/office/tasks/:id', { schema: { params: IdParams, body: PatchTaskBody } }, async (req) =>
+    r.patch('/api/office/tasks/:id', { schema: {
+      ...operation({ operationId: 'updateTask', summary: 'Change a task (title, description, assignee, blockers)', tag: 'Tasks', success: { 200: TaskSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchTaskBody } }, async (req) =>
       toApi(await ctx.tasks.updateTask(req.params.id, req.body)));
-    r.post('/api/office/tasks/:id/move', { schema: { params: IdParams, body: MoveTaskBody }, config: { agentAllowed: true } }, async (req) => {
+    r.post('/api/office/tasks/:id/move', { schema: {
+      ...operation({ operationId: 'moveTask', summary: 'Move a task on the board', tag: 'Tasks', success: { 200: TaskSchema }, errors: WRITE_ERRORS,
+        description: 'Moving a `requires_approval` task to DONE puts it in IN_REVIEW and creates an approval instead.' }),
+      params: IdParams, body: MoveTaskBody }, config: { agentAllowed: true } }, async (req) => {
       await taskForPrincipal(ctx, req, req.params.id, true);
       return toApi(await ctx.tasks.moveTask(req.params.id, req.body.state, actorOf(req), req.body.note));
     });
-    r.post('/api/office/tasks/:id/comments', { schema: { params: IdParams, body: CreateCommentBody }, config: { agentAllowed: true } }, async (req, reply) => {
+    r.post('/api/office/tasks/:id/comments', { schema: {
+      ...operation({ operationId: 'createComment', summary: 'Comment on a task', tag: 'Tasks', success: { 201: CommentSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: CreateCommentBody }, config: { agentAllowed: true } }, async (req, reply) => {
       await taskForPrincipal(ctx, req, req.params.id, false);
       const body = req.principal.kind === 'agent'
         ? { ...req.body, author_type: 'agent' as const, author_id: req.principal.agentId }
         : req.body;
       return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, body)));
     });
-    r.get('/api/office/tasks/:id/comments', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/tasks/:id/comments', { schema: {
+      ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.comments.listByTask(req.params.id))));
 
-    r.post('/api/office/approvals', { schema: { body: CreateApprovalBody } }, async (req, reply) =>
+    r.post('/api/office/approvals', { schema: {
+      ...operation({ operationId: 'createApproval', summary: 'Request an approval', tag: 'Approvals', success: { 201: ApprovalSchema }, errors: WRITE_ERRORS }),
+      body: CreateApprovalBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.tasks.createApproval(req.body))));
-    r.get('/api/office/approvals/:id', { schema: { params: IdParams } }, async (req) =>
+    r.get('/api/office/approvals/:id', { schema: {
+      ...operation({ operationId: 'getApproval', summary: 'Read an approval', tag: 'Approvals', success: { 200: ApprovalSchema }, errors: READ_ERRORS }),
+      params: IdParams } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.approvals.get(req.params.id)) ?? throwNotFound('approval', req.params.id)));
-    r.post('/api/office/approvals/:id/resolve', { schema: { params: IdParams, body: ResolveApprovalBody } }, async (req) =>
+    r.post('/api/office/approvals/:id/resolve', { schema: {
+      ...operation({ operationId: 'resolveApproval', summary: 'Approve or reject', tag: 'Approvals', success: { 200: ApprovalSchema }, errors: WRITE_ERRORS,
+        description: 'Resolving a task\'s approval moves the task: `approved` to DONE, `rejected` to IN_PROGRESS.' }),
+      params: IdParams, body: ResolveApprovalBody } }, async (req) =>
       toApi(await ctx.tasks.resolveApproval(req.params.id, req.body.status, req.body.decision_note ?? null)));
 
-    r.post('/api/office/budgets', { schema: { body: CreateBudgetBody } }, async (req, reply) =>
+    r.post('/api/office/budgets', { schema: {
+      ...operation({ operationId: 'createBudget', summary: 'Create a budget', tag: 'Budgets', success: { 201: BudgetSchema }, errors: WRITE_ERRORS }),
+      body: CreateBudgetBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.tasks.createBudget(req.body))));
-    r.get('/api/office/budgets', { schema: { querystring: WorkspaceQuery } }, async (req) =>
+    r.get('/api/office/budgets', { schema: {
+      ...operation({ operationId: 'listBudgets', summary: 'List budgets', tag: 'Budgets', success: { 200: z.array(BudgetSchema) }, errors: READ_ERRORS }),
+      querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.budgets.list(req.query.workspace_id))));
   };
 }
