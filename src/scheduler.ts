@@ -19,6 +19,7 @@ import { LiveNotifier } from './events/liveNotifier.js';
 import { OutboxAcknowledger } from './events/outboxAcknowledger.js';
 import { registerSubscribers } from './events/subscribers/index.js';
 import { createExecutors } from './executors/index.js';
+import { stopLeftoverSessions } from './executors/sessions.js';
 import type { AgentFunction } from './executors/types.js';
 import { buildApp } from './http/app.js';
 import { renderMetrics } from './http/metrics.js';
@@ -94,6 +95,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups,
     launch: new AnnouncingLauncher(executors, feed).launch,
+    stopLeftoverSessions,
     random: options.random ?? Math.random,
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
     routineOutcome: (tx, wakeup, outcome, now, sessionRan) => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan),

@@ -4,8 +4,8 @@
  */
 import { backoffDelayMs } from '../domain/backoff.js';
 import type { Run } from '../domain/types.js';
-import { stopLeftoverSessions, type LeftoverSession, type SessionIdentity } from '../executors/sessions.js';
 import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
+import type { LeftoverSession, SessionIdentity } from './launch.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
@@ -167,7 +167,7 @@ export class RunPipeline {
   async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
     const unfinished = await store.read((tx) => tx.runs.listUnfinished());
-    await stopLeftoverSessions(unfinished.map(leftoverSession), log);
+    await this.ctx.stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
       const now = clock.now();
       let interrupted = 0;

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Wakeup } from '../domain/types.js';
-import type { ExecutorSpec } from '../domain/executors.js';
-import type { LaunchRequest, LaunchResult } from '../executors/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import type { WakeupService } from '../services/wakeups.js';
+import type { Launch, StopLeftoverSessions } from './launch.js';
 
 /** Everything the run pipeline needs, passed in whole at construction. */
 export interface PipelineContext {
@@ -14,7 +13,9 @@ export interface PipelineContext {
   config: Config;
   log: Logger;
   wakeups: WakeupService;
-  launch: (spec: ExecutorSpec, request: LaunchRequest) => Promise<LaunchResult>;
+  launch: Launch;
+  /** At boot, before unfinished runs are settled: no session of theirs may still run. */
+  stopLeftoverSessions: StopLeftoverSessions;
   /** Jitter source for backoff; seeded in simulations. */
   random: () => number;
   /** The base URL agents call back on, e.g. http://127.0.0.1:7700. */

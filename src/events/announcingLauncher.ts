@@ -1,6 +1,6 @@
 import type { ExecutorSpec } from '../domain/executors.js';
 import type { Executors } from '../executors/index.js';
-import type { LaunchRequest, LaunchResult } from '../executors/types.js';
+import type { LaunchRequest, LaunchResult } from '../dispatch/launch.js';
 import type { LiveFeed } from './liveFeed.js';
 
 /** Launches runs through the executors and tells the live feed when each starts and ends. */

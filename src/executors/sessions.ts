@@ -5,6 +5,9 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Logger } from 'pino';
+import type { LeftoverSession, SessionIdentity } from '../dispatch/launch.js';
+
+export type { LeftoverSession, SessionIdentity };
 
 /** How long a process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
@@ -12,17 +15,6 @@ export const KILL_GRACE_MS = 2_000;
 /** After the SIGKILL, how long a boot waits for a leftover session to go before it carries on. */
 const AFTER_KILL_WAIT_MS = 3_000;
 const POLL_MS = 50;
-
-export interface SessionIdentity {
-  pid: number;
-  /** The session's process group: the session leads it, so it equals `pid`. */
-  pgid: number;
-  /**
-   * `<boot id>:<start time in clock ticks since boot>` from /proc (Linux), which no later process
-   * with the same pid shares; null where there is no /proc, or when the process was already gone.
-   */
-  startTime: string | null;
-}
 
 export function groupAlive(pgid: number): boolean {
   try {
@@ -157,13 +149,6 @@ export function stillRunning<T extends { session: SessionIdentity }>(sessions: T
   if (!hasProc) return sessions.filter((s) => groupAlive(s.session.pgid));
   const snap = snapshot();
   return sessions.filter(({ session }) => sessionRuns(session, snap));
-}
-
-export interface LeftoverSession {
-  runId: string;
-  wakeupId: string;
-  /** What the run recorded; null when its scheduler died before it could. */
-  session: SessionIdentity | null;
 }
 
 interface Survivor extends LeftoverSession {

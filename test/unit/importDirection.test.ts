@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkImports, formatReport } from '../../scripts/check-imports.mjs';
+
+const dirs: string[] = [];
+afterEach(() => { for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true }); });
+
+/** A src/ tree of the given files (path relative to src/ → text). */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'office-imports-'));
+  dirs.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe('import direction (shared/DESIGN.md: domain <- port <- services, dispatch <- adapters <- scheduler)', () => {
+  it('src has no import against the layer direction', () => {
+    const result = spawnSync(process.execPath, ['scripts/check-imports.mjs'], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('names a service that imports the event bus, with its line and the rule it breaks', () => {
+    const src = tree({
+      'events/bus.ts': 'export class EventBus {}\n',
+      'services/tasks.ts': "import type { Tx } from '../persistence/store.js';\nimport { EventBus } from '../events/bus.js';\n",
+      'persistence/store.ts': 'export interface Tx {}\n',
+    });
+    const report = formatReport(checkImports(src, new Map()));
+    expect(report).toContain("src/services/tasks.ts:2 imports '../events/bus.js': services must not import events");
+    expect(report).not.toContain('persistence/store.js');
+  });
+
+  it('refuses domain code that reads the configuration, a machine that imports a package other than xstate, and a service that names the SQLite store', () => {
+    const src = tree({
+      'config.ts': 'export const config = {};\n',
+      'domain/rules.ts': "import { config } from '../config.js';\n",
+      'machines/agent.ts': "import { setup } from 'xstate';\nimport pino from 'pino';\n",
+      'persistence/sqlite/store.ts': 'export class SqliteStore {}\n',
+      'services/org.ts': "import {\n  SqliteStore,\n} from '../persistence/sqlite/store.js';\n",
+    });
+    const { violations } = checkImports(src, new Map());
+    expect(violations.map((v) => `${v.from}:${v.line} ${v.specifier}`)).toEqual(expect.arrayContaining([
+      'domain/rules.ts:1 ../config.js',
+      'machines/agent.ts:2 pino',
+      'services/org.ts:1 ../persistence/sqlite/store.js',
+    ]));
+    expect(violations).toHaveLength(3);
+  });
+
+  it('lets the scheduler name the store implementation and an allowed import pass, and reports an allow-list entry that matches nothing', () => {
+    const src = tree({
+      'persistence/sqlite/store.ts': 'export class SqliteStore {}\n',
+      'scheduler.ts': "import { SqliteStore } from './persistence/sqlite/store.js';\n",
+      'events/bus.ts': 'export class EventBus {}\n',
+      'services/tasks.ts': "import { EventBus } from '../events/bus.js';\n",
+    });
+    const allowed = new Map([
+      ['services/tasks.ts -> events/bus.ts', 'kept on purpose'],
+      ['services/org.ts -> events/bus.ts', 'fixed long ago'],
+    ]);
+    expect(checkImports(src, allowed)).toEqual({ violations: [], stale: ['services/org.ts -> events/bus.ts'] });
+  });
+});
