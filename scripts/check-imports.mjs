@@ -2,7 +2,7 @@
 /**
  * Keeps the imports of src/ pointing one way (shared/DESIGN.md, "Imports point one way"):
  *
- *   domain  <-  config, machines  <-  persistence port  <-  services, dispatch
+ *   domain  <-  config, machines  <-  persistence port  <-  services  <-  dispatch
  *           <-  events, actors, executors, http, persistence adapters  <-  scheduler, main, cli
  *
  * A file may import its own layer and the layers to its left, never one to its right. Two layers are
@@ -24,7 +24,8 @@ export const LAYERS = [
   { name: 'machines', rank: 1, paths: ['machines/'] },
   { name: 'persistence port', rank: 2, paths: ['persistence/store.ts', 'persistence/storageUnavailable.ts'] },
   { name: 'services', rank: 3, paths: ['services/'] },
-  { name: 'dispatch', rank: 3, paths: ['dispatch/'] },
+  // The pipeline uses the services (wakeups, activity, budget standing); never the other way round.
+  { name: 'dispatch', rank: 3.5, paths: ['dispatch/'] },
   { name: 'persistence adapters', rank: 4, paths: ['persistence/sqlite/', 'persistence/postgres/', 'persistence/createStore.ts'] },
   { name: 'events', rank: 4, paths: ['events/'] },
   { name: 'actors', rank: 4, paths: ['actors/'] },
