@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { p1EnqueueRatio, p2Throughput, p3Latency } from './enqueueThroughputLatency.js';
+import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
 import { printTable, type Figure } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -32,6 +33,7 @@ const only = process.argv.slice(2);
 const suites: Record<string, () => Promise<Figure[]>> = {
   P1: p1EnqueueRatio,
   P2: p2Throughput,
+  P2b: p2bStatementsPerWakeup,
   P3: p3Latency,
   P4: isolated('P4'),
   P5: isolated('P5'),

@@ -31,6 +31,8 @@ export interface Store {
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements executed since open: the idle-SQL figure and a /metrics counter. */
   statementsExecuted(): number;
+  /** Write units of work (`transaction` calls) run since open, whether or not they shared a commit: the per-wakeup budget. */
+  transactionsExecuted(): number;
   /** Whether writes reach the database; readiness and /metrics follow it (no SQL: safe to poll). */
   storageHealth(): StorageHealth;
   close(): Promise<void>;

@@ -90,6 +90,7 @@ export class SqliteStore implements Store {
   private readonly repos: Omit<Tx, 'emit' | 'afterCommit'> & { outbox: SqliteOutbox };
   private readonly pending: Unit[] = [];
   private draining = false;
+  private writeUnits = 0;
 
   private readonly releaseLock: () => void;
   private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
@@ -128,6 +129,10 @@ export class SqliteStore implements Store {
     return this.sql.statementsExecuted;
   }
 
+  transactionsExecuted(): number {
+    return this.writeUnits;
+  }
+
   storageHealth(): StorageHealth {
     return { writable: this.outage === null, failure: this.outage?.error.message ?? null, walBytes: this.walBytes() };
   }
@@ -143,6 +148,7 @@ export class SqliteStore implements Store {
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    this.writeUnits++;
     return this.schedule('write', work);
   }
 
