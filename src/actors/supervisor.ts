@@ -8,6 +8,7 @@ import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Agent, Wakeup } from '../domain/types.js';
 import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
 import { sleepUntil, type Clock } from '../machines/clock.js';
+import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import type { Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from '../dispatch/pipeline.js';
@@ -17,6 +18,17 @@ const SNAPSHOT_KIND = 'agent';
 /** After a pipeline error the wakeup is offered again after a pause that doubles, up to an hour. */
 const PIPELINE_ERROR_RETRY_MS = 5_000;
 const PIPELINE_ERROR_RETRY_MAX_MS = 3_600_000;
+/**
+ * A storage outage is not the wakeup's fault and ends on its own (the store probes every 5 s at most):
+ * doubling would leave the wakeup waiting about as long as the outage lasted after writing works again.
+ */
+const STORAGE_OUTAGE_RETRY_MS = 5_000;
+
+/** How long a wakeup whose pipeline failed waits before it is offered again. */
+export function pipelineRetryDelay(error: unknown, attempts: number): number {
+  if (isStorageUnavailable(error)) return STORAGE_OUTAGE_RETRY_MS;
+  return Math.min(PIPELINE_ERROR_RETRY_MAX_MS, PIPELINE_ERROR_RETRY_MS * 2 ** (attempts - 1));
+}
 
 export interface SupervisorDeps {
   store: Store;
@@ -176,7 +188,7 @@ export class Supervisor implements WakeupNotifier {
       (error) => {
         const attempts = (this.pipelineErrors.get(wakeupId) ?? 0) + 1;
         this.pipelineErrors.set(wakeupId, attempts);
-        const delay = Math.min(PIPELINE_ERROR_RETRY_MAX_MS, PIPELINE_ERROR_RETRY_MS * 2 ** (attempts - 1));
+        const delay = pipelineRetryDelay(error, attempts);
         this.deps.log.error({ err: error, agent_id: agentId, wakeup_id: wakeupId, attempts, retry_in_ms: delay },
           'wakeup pipeline failed; offering the wakeup again');
         this.ended(agentId, wakeupId, false, this.deps.clock.now() + delay);
