@@ -1419,6 +1419,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createWorkspace: {
@@ -1520,6 +1529,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -1589,6 +1607,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1699,6 +1726,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -1768,6 +1804,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1875,6 +1920,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -1944,6 +1998,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2052,6 +2115,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -2121,6 +2193,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2236,6 +2317,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -2305,6 +2395,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2397,6 +2496,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2517,6 +2625,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2648,6 +2765,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -2724,6 +2850,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listTasks: {
@@ -2789,6 +2924,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2903,6 +3047,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -2972,6 +3125,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3077,6 +3239,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3195,6 +3366,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -3264,6 +3444,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3367,6 +3556,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3483,6 +3681,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -3552,6 +3759,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3661,6 +3877,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -3730,6 +3955,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3843,6 +4077,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -3924,6 +4167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     explainWakeup: {
@@ -3984,6 +4236,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4062,6 +4323,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRun: {
@@ -4122,6 +4392,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4200,6 +4479,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInbox: {
@@ -4267,6 +4555,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRoutines: {
@@ -4327,6 +4624,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4484,6 +4790,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -4553,6 +4868,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4645,6 +4969,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4794,6 +5127,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -4866,6 +5208,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4968,6 +5319,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5099,6 +5459,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -5193,6 +5562,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5314,6 +5692,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
             503: {
                 headers: {
@@ -5385,6 +5772,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5480,6 +5876,15 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

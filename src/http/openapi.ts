@@ -38,13 +38,15 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'The body is not JSON.',
   421: 'The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS).',
   503: 'The database cannot be written (storage_unavailable); retry after the Retry-After header.',
+  500: 'An internal fault (internal_error); the server log has the details. Bad input never answers 500.',
 };
 
 /**
  * Statuses any /api/office route may answer before its handler runs: the Host guard (421), the token
- * check (401), the run-token rules (403) and the router's own refusals of a malformed id (400).
+ * check (401), the run-token rules (403) and the router's own refusals of a malformed id (400); and
+ * an internal fault (500), which any route may meet.
  */
-const GUARDED = [400, 401, 403, 421] as const;
+const GUARDED = [400, 401, 403, 421, 500] as const;
 /** Reads: the guards, and a 404 when a path id names nothing. */
 export const READ_ERRORS = [...GUARDED, 404] as const;
 /** Writes: also a state conflict, a body that is too large or not JSON, and a database that cannot be written. */

@@ -11,6 +11,10 @@ import type { ExecutorSpec } from '../../src/domain/executors.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import type { Clock } from '../../src/machines/clock.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { installContractCheck, registerOfficeServer } from './contract.js';
+
+// Every response from a server these tests start is checked against /openapi.json (contract.ts).
+installContractCheck();
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -54,6 +58,7 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
   let currentEnv = { ...FAST_ENV, OFFICE_DB: dbPath, ...env };
   let scheduler = await boot(currentEnv, functions, clock);
   let url = (await scheduler.start()).url!;
+  registerOfficeServer(url);
 
   const harness: Harness = {
     get url() { return url; },
@@ -69,6 +74,7 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
       currentEnv = { ...currentEnv, ...extraEnv };
       scheduler = await boot(currentEnv, functions, clock);
       url = (await scheduler.start()).url!;
+      registerOfficeServer(url);
     },
     async stop() {
       await scheduler.stop();
@@ -85,6 +91,7 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
 export async function request<T = any>(
   baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
 ): Promise<{ status: number; body: T }> {
+  registerOfficeServer(baseUrl);
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },

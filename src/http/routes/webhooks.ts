@@ -27,7 +27,7 @@ const fireWebhookOperation = operation({
     202: { description: 'The first delivery: the routine fired.', schema: RoutineRunResponseSchema },
     200: { description: 'A repeated delivery id: the first delivery\'s routine run; nothing fired.', schema: RoutineRunResponseSchema },
   },
-  errors: [400, 401, 404, 409, 413, 421, 503],
+  errors: [400, 401, 404, 409, 413, 421, 500, 503],
 });
 
 function header(value: string | string[] | undefined): string | undefined {
