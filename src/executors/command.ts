@@ -2,8 +2,7 @@
  * Runs an agent as a local child process: prompt on stdin, run identity in
  * OFFICE_* environment variables, result as the last JSON line on stdout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   TailBuffer,
   describeError,
@@ -15,11 +14,8 @@ import {
   timedOutResult,
   timeoutMs,
 } from './output.js';
-import { KILL_GRACE_MS, identify, killGroup, type SessionIdentity } from './sessions.js';
+import { KILL_GRACE_MS, identify, killGroup } from './sessions.js';
 import type { CommandExecutorSpec, Executor, LaunchRequest, LaunchResult } from './types.js';
-
-/** The supervisor every command session runs under (see the file for why and how). */
-const SUPERVISOR = fileURLToPath(new URL('./sessionSupervisor.mjs', import.meta.url));
 
 /**
  * After the child exits, how long to wait for its stdio to close. A
@@ -28,10 +24,35 @@ const SUPERVISOR = fileURLToPath(new URL('./sessionSupervisor.mjs', import.meta.
  */
 const STDIO_DRAIN_MS = 2_000;
 
-type SupervisorMessage =
-  | { type: 'started'; pid: number }
-  | { type: 'error'; message: string }
-  | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null };
+/**
+ * The session watchdog, one small shell per running session, so that sessions die with their
+ * scheduler however it dies (SIGKILL included). It reads its stdin, a pipe whose other end only
+ * this process holds, until EOF: the kernel closes that pipe when the scheduler dies. Then it
+ * stops the session's process group: SIGTERM, and SIGKILL after the grace period. It ignores the
+ * signals meant for the scheduler's process group (Ctrl-C, a closed terminal): the scheduler
+ * drains first, and its exit then closes the pipe. When the session ends on its own the watchdog
+ * is killed and touches nothing. A shell costs about a megabyte, where a Node process per session
+ * cost some 40 MB and a Node start.
+ */
+const WATCHDOG_SCRIPT = [
+  "trap '' INT TERM HUP",
+  'while read -r _; do :; done',
+  'kill -0 -"$1" 2>/dev/null || exit 0',
+  'kill -TERM -"$1" 2>/dev/null',
+  'sleep "$2"',
+  'kill -KILL -"$1" 2>/dev/null',
+].join('\n');
+
+/** argv[0] of every watchdog, so an operator (or a test) can tell them apart in `ps`. */
+export const WATCHDOG_NAME = 'office-session-watchdog';
+
+function startWatchdog(pgid: number): ChildProcess {
+  const graceSec = String(Math.ceil(KILL_GRACE_MS / 1000));
+  return spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, WATCHDOG_NAME, String(pgid), graceSec], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    windowsHide: true,
+  });
+}
 
 export function officeEnv(request: LaunchRequest): Record<string, string> {
   return {
@@ -56,34 +77,34 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
     return new Promise<LaunchResult>((resolve) => {
       const stdout = new TailBuffer();
       const stderr = new TailBuffer();
-      let session: SessionIdentity | null = null;
-      let startError: string | null = null;
-      let agentEnd: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-      let supervisorEnd: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-      let disconnected = false;
       let spawned = false;
       let settled = false;
       let timedOut = false;
       let aborted = false;
+      let watchdogError: string | null = null;
       let timeoutTimer: NodeJS.Timeout | undefined;
       let drainTimer: NodeJS.Timeout | undefined;
 
-      // The agent runs under a supervisor that kills its process group if this process dies.
-      let supervisor: ChildProcess;
+      let child: ChildProcessWithoutNullStreams;
+      let watchdog: ChildProcess | null = null;
       try {
-        supervisor = spawn(process.execPath, [SUPERVISOR], { stdio: ['pipe', 'pipe', 'pipe', 'ipc'], windowsHide: true });
+        child = spawn(spec.command, spec.args ?? [], {
+          cwd: spec.cwd,
+          env: { ...process.env, ...spec.env, ...officeEnv(request) },
+          stdio: ['pipe', 'pipe', 'pipe'],
+          // Own process group, so a kill reaches everything the agent started.
+          detached: true,
+          shell: false,
+          windowsHide: true,
+        });
       } catch (error) {
-        resolve(failedResult(`${describeError(error)} (session supervisor)`, elapsed()));
+        // Invalid arguments (e.g. a NUL byte) throw synchronously instead of emitting 'error'.
+        resolve(failedResult(`${describeError(error)}${where}`, elapsed()));
         return;
       }
-      const tell = (message: Record<string, unknown>) => {
-        if (supervisor.connected) supervisor.send(message, () => {});
-      };
 
       const stop = () => {
-        // Once the group is known it is killed from here; before that, the supervisor does it.
-        if (session) killGroup(session.pgid);
-        else tell({ type: 'stop' });
+        if (child.pid !== undefined) killGroup(child.pid);
       };
       const onAbort = () => {
         if (settled) return;
@@ -100,68 +121,69 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
         resolve(result);
       };
 
-      supervisor.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-      supervisor.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-      // EPIPE and friends: the agent is free not to read its prompt.
-      supervisor.stdin!.on('error', () => {});
-      supervisor.stdout!.on('error', () => {});
-      supervisor.stderr!.on('error', () => {});
-
-      supervisor.once('spawn', () => {
-        spawned = true;
-        tell({ type: 'launch', command: spec.command, args: spec.args ?? [], cwd: spec.cwd,
-          env: { ...process.env, ...spec.env, ...officeEnv(request) }, killGraceMs: KILL_GRACE_MS });
-        // The agent inherits this pipe: the prompt waits in it until the agent reads.
-        supervisor.stdin!.end(request.prompt);
-      });
-
-      supervisor.on('message', (message: SupervisorMessage) => {
-        if (message.type === 'started') {
-          session = identify(message.pid);
-          request.onSession?.(session);
-          request.onStarted?.();
-        } else if (message.type === 'error') {
-          startError = `${message.message}${where}`;
-        } else if (message.type === 'exit') {
-          agentEnd = { code: message.code, signal: message.signal };
+      // In the same tick as the spawn (the boot check, by OFFICE_RUN_ID, covers a death in between).
+      // A session that nothing would stop if the scheduler died must not run.
+      const unwatched = (error: unknown) => {
+        watchdogError = `the session watchdog (/bin/sh) could not start: ${describeError(error)}`;
+        stop();
+      };
+      if (child.pid !== undefined) {
+        try {
+          const started = startWatchdog(child.pid);
+          let running = false;
+          started.once('spawn', () => { running = true; });
+          // After its spawn, an error is a failed kill of a watchdog that is already gone.
+          started.on('error', (error) => { if (!running) unwatched(error); });
+          watchdog = started;
+          started.stdin!.on('error', () => {});
+        } catch (error) {
+          unwatched(error);
         }
+      }
+
+      child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+      // EPIPE and friends: the agent is free not to read its prompt.
+      child.stdin.on('error', () => {});
+      child.stdout.on('error', () => {});
+      child.stderr.on('error', () => {});
+
+      child.once('spawn', () => {
+        spawned = true;
+        child.stdin.end(request.prompt);
+        request.onSession?.(identify(child.pid!));
+        request.onStarted?.();
       });
 
-      supervisor.on('error', (error) => {
-        // After a successful spawn, errors (e.g. a failed send) do not end the run; 'close' does.
+      child.on('error', (error) => {
+        // After a successful spawn, errors (e.g. a failed kill) do not end the run; 'close' does.
         if (spawned) return;
-        finish(failedResult(`${describeError(error)} (session supervisor)`, elapsed()));
+        watchdog?.kill('SIGKILL');
+        finish(failedResult(`${describeError(error)}${where}`, elapsed()));
       });
 
-      supervisor.once('exit', () => {
+      child.once('exit', () => {
+        // The session ended on its own terms: its watchdog must not touch the group afterwards.
+        watchdog?.kill('SIGKILL');
         drainTimer = setTimeout(() => {
-          supervisor.stdout!.destroy();
-          supervisor.stderr!.destroy();
+          child.stdout.destroy();
+          child.stderr.destroy();
         }, STDIO_DRAIN_MS);
         drainTimer.unref();
       });
 
-      // The outcome needs both: every output byte ('close') and every report (the channel's end).
-      const conclude = () => {
-        if (!supervisorEnd || !disconnected) return;
-        const durationMs = elapsed();
-        if (startError !== null) {
-          finish(failedResult(startError, durationMs));
-          return;
-        }
+      child.once('close', (code, signal) => {
         const resultJson = resultFromLines(stdout.toString());
         const stderrTail = tail(stderr.toString());
+        const durationMs = elapsed();
         if (timedOut) {
-          finish(timedOutResult(durationMs, stderrTail, { resultJson, exitCode: agentEnd?.code ?? null }));
+          finish(timedOutResult(durationMs, stderrTail, { resultJson, exitCode: code }));
           return;
         }
-        if (!agentEnd) {
-          // The supervisor itself died before the agent ended (someone killed it).
-          const how = supervisorEnd.code !== null ? `exit code ${supervisorEnd.code}` : `signal ${supervisorEnd.signal ?? 'unknown'}`;
-          finish(failedResult(stderrTail || `the session supervisor ended (${how}) before the agent did`, durationMs, { resultJson }));
+        if (watchdogError !== null) {
+          finish(failedResult(watchdogError, durationMs, { resultJson, exitCode: code }));
           return;
         }
-        const { code, signal } = agentEnd;
         if (code === 0 && !aborted) {
           finish(okResult(resultJson, durationMs, 0));
           return;
@@ -171,14 +193,6 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
         else if (code !== null) fallback = `exit code ${code}`;
         else fallback = `killed by signal ${signal ?? 'unknown'}`;
         finish(failedResult(stderrTail || fallback, durationMs, { resultJson, exitCode: code }));
-      };
-      supervisor.once('close', (code, signal) => {
-        supervisorEnd = { code, signal };
-        conclude();
-      });
-      supervisor.once('disconnect', () => {
-        disconnected = true;
-        conclude();
       });
 
       const delay = timeoutMs(spec.timeout_sec);

@@ -129,7 +129,7 @@ describe('crash and restart', () => {
     first.proc.kill('SIGKILL');
     await first.exited;
     expect(first.proc.signalCode).toBe('SIGKILL');
-    // The session dies with its server, mid-run (its supervisor kills it): its work is not done.
+    // The session dies with its server, mid-run (its watchdog kills it): its work is not done.
     if (process.platform === 'linux') await waitFor(() => agentPidsOf(token!).length === 0, 'the session to die with its server', 7_000);
     expect(existsSync(join(started, `${runId}.done`))).toBe(false);
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../crash/harness.js';
+import { WATCHDOG_NAME } from '../../src/executors/command.js';
 import { FIXTURES, request, waitFor } from '../helpers/harness.js';
 import { pidsWhere } from '../helpers/processes.js';
 
@@ -120,7 +121,7 @@ describe.runIf(process.platform === 'linux')('sessions never outlive their sched
     first.proc.kill('SIGKILL');
     const killedAt = Date.now();
     await first.exited;
-    // The agent ignores SIGTERM for 10 s: only the supervisor's SIGKILL after its grace stops it in time.
+    // The agent ignores SIGTERM for 10 s: only the watchdog's SIGKILL after its grace stops it in time.
     await waitFor(() => gone(session.pid), 'the session to die with its scheduler', GRACE_MS + 5000);
     expect(Date.now() - killedAt).toBeLessThan(GRACE_MS + 5000);
 
@@ -136,15 +137,16 @@ describe.runIf(process.platform === 'linux')('sessions never outlive their sched
     for (const s of ofWakeup) expect(s.others_alive.filter((o) => o.wakeup_id === session.wakeup_id)).toEqual([]);
   }, 90_000);
 
-  it('a restart stops a session left running (its supervisor killed too) before its wakeup runs again', async () => {
+  it('a restart stops a session left running (its watchdog killed too) before its wakeup runs again', async () => {
     const { env, first, api, sessionDir, session } = await sessionRunning();
-    // As when the whole process group of the scheduler is SIGKILLed: the supervisor cannot act.
-    const supervisorPid = procStat(session.pid)!.ppid;
-    expect(supervisorPid).not.toBe(first.proc.pid);
+    // As when the whole process group of the scheduler is SIGKILLed: the watchdog cannot act.
+    const watchdogs = pidsWhere((argv) => argv.includes(WATCHDOG_NAME) && argv.includes(String(session.pid)));
+    expect(watchdogs).toHaveLength(1);
+    expect(procStat(watchdogs[0]!)!.ppid).toBe(first.proc.pid);
+    kill(watchdogs[0]!, 'SIGKILL');
     first.proc.kill('SIGKILL');
-    kill(supervisorPid, 'SIGKILL');
     await first.exited;
-    await waitFor(() => gone(supervisorPid), 'the supervisor to die');
+    await waitFor(() => gone(watchdogs[0]!), 'the watchdog to die');
     expect(gone(session.pid)).toBe(false);
 
     const restartedAt = Date.now();
