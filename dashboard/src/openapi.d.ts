@@ -1401,15 +1401,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -1793,15 +1784,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -2175,15 +2157,6 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An id names nothing. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2913,15 +2886,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -3433,15 +3397,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -3944,15 +3899,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4149,15 +4095,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4298,15 +4235,6 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An id names nothing. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4461,15 +4389,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4537,15 +4456,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4606,15 +4516,6 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An id names nothing. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

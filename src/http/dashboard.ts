@@ -12,6 +12,7 @@ const TYPES: Record<string, string> = {
 /** Serves the built dashboard from local files: no CDN, nothing fetched at run time. */
 export function dashboardRoutes() {
   return async (app: FastifyInstance) => {
+    // Hidden from the document: the dashboard's files, not API operations.
     app.get('/*', { schema: { hide: true } }, async (req, reply) => {
       const path = (req.params as { '*': string })['*'] ?? '';
       if (path.startsWith('api/')) return reply.code(404).send({ error: { code: 'not_found', message: `no route GET /${path}` } });

@@ -47,7 +47,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * an internal fault (500), which any route may meet.
  */
 const GUARDED = [400, 401, 403, 421, 500] as const;
-/** Reads: the guards, and a 404 when a path id names nothing. */
+/** Lists: only the guards (a filter that names nothing lists nothing). */
+export const LIST_ERRORS = GUARDED;
+/** Reads of one resource: the guards, and a 404 when the path's id names nothing. */
 export const READ_ERRORS = [...GUARDED, 404] as const;
 /** Writes: also a state conflict, a body that is too large or not JSON, and a database that cannot be written. */
 export const WRITE_ERRORS = [...GUARDED, 404, 409, 413, 415, 503] as const;
@@ -112,7 +114,6 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       title: 'Office Scheduler',
       description: 'A durable, self-hosted scheduler that wakes autonomous AI agents.',
       version: '0.1.0',
-      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{
       url: 'http://{host}:{port}',

@@ -10,7 +10,7 @@ import {
   ActivityEntrySchema, InboxItemSchema, RunSchema, WakeupDetailSchema, WakeupSchema,
 } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
-import { READ_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, READ_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -22,7 +22,7 @@ export function observeRoutes(ctx: AppContext) {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/office/wakeups', { schema: {
-      ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS }),
       querystring: WakeupListQuery } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
@@ -38,7 +38,7 @@ export function observeRoutes(ctx: AppContext) {
       }));
 
     r.get('/api/office/runs', { schema: {
-      ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS }),
       querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
     r.get('/api/office/runs/:id', { schema: {
@@ -48,11 +48,11 @@ export function observeRoutes(ctx: AppContext) {
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
     r.get('/api/office/activity', { schema: {
-      ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),
       querystring: ActivityQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
     r.get('/api/office/inbox', { schema: {
-      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
   };

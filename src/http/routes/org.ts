@@ -13,7 +13,7 @@ import {
   AgentSchema, ContinuationSummarySchema, ProjectSchema, WakeResponseSchema, WorkspaceSchema,
 } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
-import { NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 
 const IdParams = z.strictObject({ id: Id });
@@ -28,7 +28,7 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Workspaces', success: { 201: WorkspaceSchema }, errors: WRITE_ERRORS }),
       body: CreateWorkspaceBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: READ_ERRORS }), config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
     r.get('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { agentRead: 'workspaces' } }, async (req) =>
@@ -43,7 +43,7 @@ export function orgRoutes(ctx: AppContext) {
       body: CreateProjectBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createProject(req.body))));
     r.get('/api/office/projects', { schema: {
-      ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.projects.list(req.query.workspace_id))));
     r.get('/api/office/projects/:id', { schema: {
@@ -61,7 +61,7 @@ export function orgRoutes(ctx: AppContext) {
       body: CreateAgentBody } }, async (req, reply) =>
       reply.code(201).send(agentView(ctx, await ctx.org.createAgent(req.body))));
     r.get('/api/office/agents', { schema: {
-      ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       (await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))).map((agent) => agentView(ctx, agent)));
     r.get('/api/office/agents/:id', { schema: {

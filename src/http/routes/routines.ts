@@ -9,7 +9,7 @@ import {
   RoutineListItemSchema, RoutineRunResponseSchema, RoutineRunSchema, RoutineSchema, RoutineTriggerSchema, TriggerPreviewSchema,
 } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
-import { NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -31,7 +31,7 @@ export function routineRoutes(ctx: AppContext) {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/office/routines', { schema: {
-      ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       ctx.store.read(async (tx) => {
         const routines = await tx.routines.list({ workspace_id: req.query.workspace_id });

@@ -10,7 +10,7 @@ import { forbidden, notFound } from '../../services/errors.js';
 import type { Actor } from '../../services/tasks.js';
 import { ApprovalSchema, BudgetSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
-import { READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -50,7 +50,7 @@ export function taskRoutes(ctx: AppContext) {
       return reply.code(201).send(toApi(await ctx.tasks.createTask(req.body, actorOf(req))));
     });
     r.get('/api/office/tasks', { schema: {
-      ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: READ_ERRORS,
+      ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: LIST_ERRORS,
         description: 'Heavy routine tasks are left out unless `include_routine=true`.' }),
       querystring: TaskListQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.tasks.list(req.query))));
@@ -79,7 +79,7 @@ export function taskRoutes(ctx: AppContext) {
       return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, body)));
     });
     r.get('/api/office/tasks/:id/comments', { schema: {
-      ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS }),
       params: IdParams } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.comments.listByTask(req.params.id))));
 
@@ -102,7 +102,7 @@ export function taskRoutes(ctx: AppContext) {
       body: CreateBudgetBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.tasks.createBudget(req.body))));
     r.get('/api/office/budgets', { schema: {
-      ...operation({ operationId: 'listBudgets', summary: 'List budgets', tag: 'Budgets', success: { 200: z.array(BudgetSchema) }, errors: READ_ERRORS }),
+      ...operation({ operationId: 'listBudgets', summary: 'List budgets', tag: 'Budgets', success: { 200: z.array(BudgetSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.budgets.list(req.query.workspace_id))));
   };
