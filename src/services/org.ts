@@ -57,7 +57,7 @@ export class OrgService {
     private readonly agentChanged: (agent: Agent) => void,
     private readonly notifier: WakeupNotifier,
     /** After a resume commits: the recovery sweep dispatches the agent's open tasks (pinned: nothing is replayed). */
-    private readonly agentResumed: (agentId: string) => void = () => {},
+    private readonly agentResumed: (agentId: string) => void,
   ) {}
 
   createWorkspace(body: z.output<typeof CreateWorkspaceBody>): Promise<Workspace> {
