@@ -1596,6 +1596,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -1692,6 +1701,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1978,6 +1996,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -2072,6 +2099,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2366,6 +2402,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -2451,6 +2496,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2580,6 +2634,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2720,6 +2783,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not JSON. */
             415: {
                 headers: {
@@ -2807,6 +2879,15 @@ export interface operations {
             };
             /** @description An id names nothing. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3087,6 +3168,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -3185,6 +3275,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3312,6 +3411,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not JSON. */
             415: {
                 headers: {
@@ -3390,6 +3498,24 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3493,6 +3619,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3712,6 +3847,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -3807,6 +3951,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4171,6 +4324,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4311,6 +4473,15 @@ export interface operations {
             };
             /** @description An id names nothing. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4767,6 +4938,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
                 headers: {
@@ -4852,6 +5032,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5010,6 +5199,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not JSON. */
             415: {
                 headers: {
@@ -5100,6 +5298,15 @@ export interface operations {
             };
             /** @description An id names nothing. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5202,6 +5409,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5342,6 +5558,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not JSON. */
             415: {
                 headers: {
@@ -5445,6 +5670,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5575,6 +5809,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not JSON. */
             415: {
                 headers: {
@@ -5664,6 +5907,15 @@ export interface operations {
             };
             /** @description An id names nothing. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5768,6 +6020,15 @@ export interface operations {
             };
             /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

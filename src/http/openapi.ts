@@ -35,6 +35,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'An id names nothing.',
   409: 'The request conflicts with the resource\'s state.',
   413: 'The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB).',
+  414: 'A path parameter is longer than the router accepts (256 characters); such a path may also answer 404.',
   415: 'The body is not JSON.',
   421: 'The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS).',
   503: 'The database cannot be written (storage_unavailable); retry after the Retry-After header.',
@@ -92,6 +93,11 @@ export function operation(spec: OperationSpec) {
   };
 }
 
+/** An error response in the finished document, where the envelope is already the `Error` component. */
+function errorResponse(status: number) {
+  return { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+}
+
 function responseOf(body: ResponseSpec, fallback: string) {
   if (body instanceof z.ZodType) return { description: body.description ?? fallback, content: { 'application/json': { schema: body } } };
   if (body.schema === null) return z.null().describe(body.description);
@@ -135,15 +141,24 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
 };
 
 /**
- * What the route schemas cannot say: an optional request body, and only the components that the
- * operations use (the provider emits an input and an output copy of every named schema).
+ * What the route schemas cannot say: an optional request body, the router's answers to a path
+ * parameter over its length limit (404 or 414: the route does not match), and only the components
+ * that the operations use (the provider emits an input and an output copy of every named schema).
  */
 function finishDocument(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const path of Object.values(document.paths ?? {})) {
     for (const op of Object.values(path ?? {}) as Record<string, unknown>[]) {
-      if (typeof op !== 'object' || op === null || !(OPTIONAL_BODY in op)) continue;
-      delete op[OPTIONAL_BODY];
-      if (op.requestBody) (op.requestBody as { required?: boolean }).required = false;
+      if (typeof op !== 'object' || op === null || !op.responses) continue;
+      if (OPTIONAL_BODY in op) {
+        delete op[OPTIONAL_BODY];
+        if (op.requestBody) (op.requestBody as { required?: boolean }).required = false;
+      }
+      const hasPathParameter = ((op.parameters ?? []) as { in?: string }[]).some((p) => p.in === 'path');
+      if (hasPathParameter) {
+        const responses = op.responses as Record<string, unknown>;
+        responses['404'] ??= errorResponse(404);
+        responses['414'] = errorResponse(414);
+      }
     }
   }
   const schemas = document.components?.schemas;

@@ -104,6 +104,12 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '202', '401']));
   });
 
+  it('declares the router\'s answers to a path id over its length limit (the harness checks the answer against the document)', async () => {
+    expect((await h.api('GET', `/api/office/tasks/${'x'.repeat(300)}/comments`)).status).toBe(404);
+    expect(Object.keys(document.paths['/api/office/tasks/{id}/comments'].get.responses)).toEqual(expect.arrayContaining(['404', '414']));
+    expect(Object.keys(document.paths['/api/office/tasks'].get.responses)).not.toContain('414');
+  });
+
   it('says that the body of a manual fire is optional', () => {
     expect(document.paths['/api/office/routines/{id}/fire'].post.requestBody.required).toBe(false);
   });
