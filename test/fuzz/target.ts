@@ -143,7 +143,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
 
   // Routes: every registered one (printRoutes), with the body and query schemas of the documented ones.
   await scheduler.app.ready();
-  const spec = scheduler.app.swagger() as { paths: Record<string, Record<string, any>> };
+  const spec = scheduler.app.swagger() as { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, JsonSchema> } };
   const routes: Route[] = [];
   for (const { method, path } of routesOf(scheduler.app.printRoutes({ commonPrefix: false }))) {
     if (method === 'HEAD' || SKIPPED_ROUTES[`${method} ${path}`]) continue;
@@ -151,7 +151,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     const query = documented?.parameters?.filter((p: any) => p.in === 'query') ?? [];
     routes.push({
       method, path,
-      bodySchema: documented?.requestBody?.content?.['application/json']?.schema ?? null,
+      bodySchema: inlineRefs(documented?.requestBody?.content?.['application/json']?.schema ?? null, spec.components?.schemas ?? {}),
       querySchema: query.length ? { type: 'object', properties: Object.fromEntries(query.map((p: any) => [p.name, p.schema ?? {}])) } : null,
     });
   }
@@ -206,4 +206,15 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
 
 export function hmacOf(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** Request schemas name shared parts (the executor) by `$ref: #/components/schemas/…`: inline them for the generators. */
+function inlineRefs(schema: unknown, components: Record<string, JsonSchema>, depth = 0): any {
+  if (Array.isArray(schema)) return schema.map((item) => inlineRefs(item, components, depth));
+  if (schema === null || typeof schema !== 'object' || depth > 20) return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    return inlineRefs(components[ref.slice('#/components/schemas/'.length)], components, depth + 1);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlineRefs(value, components, depth + 1)]));
 }
