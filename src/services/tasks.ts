@@ -85,7 +85,7 @@ export class TaskService {
     for (const retry of await tx.wakeups.pendingRetriesFor(task.id, task.assignee_agent_instance_id)) {
       await tx.wakeups.update(retry.id, { status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now });
       await this.wakeups.requeueFolded(tx, retry, now);
-      await this.wakeups.routineRunCancelled(tx, retry, now);
+      await this.wakeups.settleRoutineRun(tx, retry, 'cancelled', now, false);
       await this.wakeups.releaseCheckout(tx, task.id, retry.id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,

@@ -53,7 +53,8 @@ export class WakeupService {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly notifier: WakeupNotifier,
-    private readonly settleRoutineRun: RoutineRunSettler,
+    /** Every path that ends a wakeup settles the routine run it carries through this (routines.recordOutcome). */
+    readonly settleRoutineRun: RoutineRunSettler,
   ) {}
 
   async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
@@ -144,11 +145,6 @@ export class WakeupService {
         wakeup_id: wakeup.id, message: `cancelled: ${reason}`, details: { reason },
       }, now);
     }
-  }
-
-  /** A wakeup cancelled before it could run (its task reassigned): its routine run ends `cancelled`. */
-  routineRunCancelled(tx: Tx, wakeup: Wakeup, now: number): Promise<void> {
-    return this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
   }
 
   /**
