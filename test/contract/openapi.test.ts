@@ -130,5 +130,13 @@ describe('the OpenAPI document', () => {
     expect(scenario.wakeups.some((w) => w.id === scenario.routineRun.linked_wakeup_id && w.explain.length > 0)).toBe(true);
     expect(scenario.run.status).toBe('succeeded');
     expect(scenario.run.agent_id).toBe(scenario.agent.id);
+
+    // Sent as the handlers built them: every field the store holds reaches the client (none dropped by a response schema).
+    const stored = await h.scheduler.store.read(async (tx) => ({
+      run: await tx.runs.get(scenario.run.id), agent: await tx.agents.get(scenario.agent.id), routineRun: (await tx.routines.runsOf(scenario.routine.id, 1))[0],
+    }));
+    expect(Object.keys(scenario.run).sort()).toEqual(Object.keys(stored.run!).sort());
+    expect(Object.keys(scenario.agent).sort()).toEqual([...Object.keys(stored.agent!), 'actor'].sort());
+    expect(Object.keys(scenario.routineRun).sort()).toEqual(Object.keys(stored.routineRun!).sort());
   });
 });
