@@ -57,7 +57,11 @@ async function checkResponse(url: URL, method: string, response: Response): Prom
   const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   // The event stream never ends; it is not in the document (system.ts says why).
   if (contentType === 'text/event-stream') return;
-  const c = await (contract ??= loadContract(url.origin));
+  // Loaded once per test process; a failed load (a server stopping mid-call) is tried again next time.
+  const c = await (contract ??= loadContract(url.origin).catch((error: unknown) => {
+    contract = null;
+    throw error;
+  }));
   const path = c.match(url.pathname);
   if (!path) return; // Not an API route: the dashboard's files, /openapi.json itself.
   const where = `${method} ${url.pathname} -> ${response.status}`;
