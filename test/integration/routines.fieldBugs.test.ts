@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { ServiceError } from '../../src/services/errors.js';
 import { apiClient } from '../helpers/client.js';
 import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
@@ -53,6 +54,28 @@ describe('deleting an agent settles its routine runs (item 7)', () => {
 
     const later = (await fire(otherRoutine.id)).routine_run;
     expect(later).toMatchObject({ status: 'dispatched', skip_reason: null });
+  });
+
+  it('a routine run an earlier version left open after its agent was deleted is settled cancelled on upgrade, so it no longer holds OFFICE_MAX_CONCURRENT_ROUTINE_RUNS', async () => {
+    h = await startHarness({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '1' }, undefined, minuteClock());
+    const { workspaceId, agentId: doomed } = await seedAgent(h, { skip_idle_wakeups: false });
+    const survivor = await createAgent(workspaceId, { name: 'Survivor', skip_idle_wakeups: false });
+    const doomedRoutine = await createRoutine({ workspace_id: workspaceId, name: 'Inbox sweep', assignee_agent_instance_id: doomed, triggers: [{ kind: 'manual' }] });
+    const otherRoutine = await createRoutine({ workspace_id: workspaceId, name: 'Upstream check', assignee_agent_instance_id: survivor, triggers: [{ kind: 'manual' }] });
+    const leaked = (await fire(doomedRoutine.id)).routine_run;
+    await call('DELETE', `/api/office/agents/${doomed}`, undefined, 204);
+
+    // The rows as an earlier version left them (its deletion cancelled the wakeup, not the routine
+    // run), on a database that has not been upgraded yet.
+    const db = (h.scheduler.store as SqliteStore).db;
+    db.prepare('UPDATE office_routine_runs SET outcome = NULL, completed_at = NULL WHERE id = ?').run(leaked.id);
+    db.prepare("DELETE FROM schema_migrations WHERE name = '0011_settle_leaked_routine_runs.sql'").run();
+    expect((await fire(otherRoutine.id)).routine_run).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached' });
+
+    await h.restart();
+    const wakeup = await getWakeup(leaked.linked_wakeup_id);
+    expect(await runOf(doomedRoutine.id, leaked.id)).toMatchObject({ status: 'dispatched', outcome: 'cancelled', completed_at: wakeup.finished_at });
+    expect((await fire(otherRoutine.id)).routine_run).toMatchObject({ status: 'dispatched', skip_reason: null });
   });
 });
 
