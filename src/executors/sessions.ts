@@ -16,7 +16,7 @@ export const KILL_GRACE_MS = 2_000;
 const AFTER_KILL_WAIT_MS = 3_000;
 const POLL_MS = 50;
 
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
@@ -82,7 +82,7 @@ function readStat(pid: number | string): ProcStat | null {
 /** A dead process not yet reaped (Z) or being torn down (X) runs nothing. */
 const isDead = (stat: ProcStat) => stat.state === 'Z' || stat.state === 'X';
 
-export function processStartTime(pid: number): string | null {
+function processStartTime(pid: number): string | null {
   if (!hasProc) return null;
   const stat = readStat(pid);
   const boot = bootId();
