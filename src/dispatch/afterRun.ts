@@ -38,7 +38,7 @@ export interface AfterRunDeps {
 
 export function createAfterRun(deps: AfterRunDeps) {
   return async (tx: Tx, finished: FinishedRun, now: number): Promise<void> => {
-    const run = (await tx.runs.get(finished.runId))!;
+    const { run } = finished;
     const progressActions = finished.ok ? await applyActions(deps, tx, run, finished.resultJson, now) : 0;
     if (finished.ok && run.task_id === null && run.routine_id) await upsertSummary(deps, tx, run, finished, now);
     // Failed runs are the retry machinery's business; the loop detector watches runs that "succeed" at nothing.
@@ -143,8 +143,7 @@ async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAc
  */
 async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions: number, now: number) {
   const limit = deps.config.loopDetectorRuns;
-  const progressed = progressActions > 0 || (await taskChangedSince(tx, run.task_id!, run.started_at ?? now));
-  await tx.runs.update(run.id, { made_progress: progressed });
+  const progressed = await tx.runs.recordProgress(run.id, run.task_id!, run.started_at ?? now, progressActions > 0);
   if (limit === 0 || progressed) return;
   const recent = await tx.runs.recentForTask(run.agent_id, run.task_id!, limit);
   if (recent.length < limit || recent.some((r) => r.made_progress !== false)) return;
@@ -161,12 +160,4 @@ async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions:
     message: reason, details: { runs: limit },
   }, now, 'warn');
   tx.afterCommit(() => deps.agentChanged(agent.id));
-}
-
-/** The task itself changed during the run: its state or fields, a new comment, a new subtask. Cheapest question first. */
-async function taskChangedSince(tx: Tx, taskId: string, since: number): Promise<boolean> {
-  const task = await tx.tasks.get(taskId);
-  if (task !== undefined && task.updated_at >= since) return true;
-  if ((await tx.comments.listByTask(taskId, since)).length > 0) return true;
-  return (await tx.tasks.children(taskId)).some((child) => child.created_at >= since);
 }

@@ -29,19 +29,20 @@ export interface FinishOutcome {
 
 export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
   const wakeup = (await tx.wakeups.get(wakeupId))!;
-  const status = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
+  const status: Run['status'] = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
   const cost = typeof result.resultJson.cost_usd === 'number' && result.resultJson.cost_usd >= 0 ? result.resultJson.cost_usd : null;
-  await tx.runs.update(run.id, { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now });
-  await tx.runs.clearToken(run.id);
+  const ended = { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now };
+  await tx.runs.close(run.id, ended);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
   if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
-  await markAgentFinished(tx, run.agent_id, now);
+  // last_wakeup_finished_at is what a restart rebuilds the cooldown from.
+  await tx.agents.markRunFinished(run.agent_id, now);
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
 
-  const finished = { wakeup, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok, resultJson: result.resultJson, error: result.error };
+  const finished = { wakeup, run: { ...run, ...ended }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok, resultJson: result.resultJson, error: result.error };
   if (result.ok) {
     await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
-    await ctx.routineOutcome(tx, wakeup, 'succeeded', now, true);
+    await ctx.wakeups.settleRoutineRun(tx, wakeup, 'succeeded', now, true);
     if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
     return { retryAt: null };
   }
@@ -54,17 +55,6 @@ async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
   await tx.budgets.recordCost({
     workspace_id: run.workspace_id, project_id: task?.project_id ?? null, agent_id: run.agent_id,
     run_id: run.id, cost_usd: cost, created_at: now,
-  });
-}
-
-/** last_wakeup_finished_at is what a restart rebuilds the cooldown from. */
-async function markAgentFinished(tx: Tx, agentId: string, now: number) {
-  const agent = await tx.agents.get(agentId);
-  if (!agent) return;
-  const stillRunning = (await tx.runs.countRunning(agentId)) > 0;
-  await tx.agents.update(agentId, {
-    last_wakeup_finished_at: now,
-    ...(agent.status === 'working' && !stillRunning ? { status: 'idle' as const } : {}),
   });
 }
 
@@ -111,7 +101,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
  */
 async function endForDeletedAgent(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText });
-  await ctx.routineOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
+  await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_cancelled', 'failed and not retried: the agent was deleted', now, {
     reason: 'agent_deleted', error: errorText.slice(-500),
   }, 'warn');
@@ -123,7 +113,7 @@ const failedOutcomeOf = (run: Run) => (run.status === 'interrupted' ? 'interrupt
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
 async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, run: Run, errorText: string, retryCount: number, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
-  await ctx.routineOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
+  await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
   await tx.inbox.insert({
     id: newId('inb'), workspace_id: wakeup.workspace_id, kind: 'agent.error',
     title: `${agent.name} failed after ${retryCount} retries`,

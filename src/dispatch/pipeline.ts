@@ -178,8 +178,7 @@ export class RunPipeline {
           await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
           continue;
         }
-        await tx.runs.update(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR });
-        await tx.runs.clearToken(run.id);
+        await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR });
         if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Wakeup } from '../domain/types.js';
+import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import type { WakeupService } from '../services/wakeups.js';
@@ -20,8 +20,6 @@ export interface PipelineContext {
   random: () => number;
   /** The base URL agents call back on, e.g. http://127.0.0.1:7700. */
   apiUrl: () => string;
-  /** Records a routine run's outcome when the wakeup it dispatched ends. */
-  routineOutcome: (tx: Tx, wakeup: Wakeup, outcome: 'succeeded' | 'failed' | 'interrupted', now: number, sessionRan: boolean) => Promise<void>;
   /** Work that follows a finished run inside its transaction: summaries, agent actions, guards. */
   afterRun: (tx: Tx, finished: FinishedRun, now: number) => Promise<void>;
   /** An agent's status changed inside the pipeline (budget pause, loop guard): its actor must hear. */
@@ -30,6 +28,8 @@ export interface PipelineContext {
 
 export interface FinishedRun {
   wakeup: Wakeup;
+  /** The run as it was just closed (no need to read it back). */
+  run: Run;
   runId: string;
   agentId: string;
   taskId: string | null;

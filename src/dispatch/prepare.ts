@@ -74,7 +74,8 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
     return end('finished', { skip_reason: 'no_actionable_tasks' });
   }
 
-  if (task && wakeup.source === 'task_assigned') {
+  // The task row lists its blockers: a task with none needs no look at their states.
+  if (task && wakeup.source === 'task_assigned' && task.blocked_by.length > 0) {
     const openBlockers = await tx.tasks.openBlockers(task.id);
     if (openBlockers.length > 0) {
       // The blockers' completion sends task_blockers_resolved; this wakeup has nothing to do until then.
@@ -126,7 +127,8 @@ async function deferForDailyCap(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ag
 }
 
 async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {
-  const attempt = (await tx.runs.attemptsOf(wakeup.id)) + 1;
+  // The claim that creates a run records it on the wakeup in the same transaction: no run_id, no run yet.
+  const attempt = wakeup.run_id === null ? 1 : (await tx.runs.attemptsOf(wakeup.id)) + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
   const prompt = await buildPromptFor(ctx, tx, wakeup, agent, task, routineId);
   const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
@@ -179,7 +181,10 @@ async function buildPromptFor(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
   });
 }
 
+/** The project and the workspace are read only when neither the task nor the agent names an executor. */
 async function resolveExecutorFor(tx: Tx, agent: Agent, task: Task | null) {
+  const own = resolveExecutor({ task: task?.executor ?? null, agent: agent.executor, project: null, workspace: null });
+  if (own) return own;
   const project = task?.project_id ? await tx.projects.get(task.project_id) : undefined;
   const workspace = await tx.workspaces.get(agent.workspace_id);
   return resolveExecutor({
@@ -242,7 +247,7 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
   await ctx.wakeups.requeueFolded(tx, wakeup, now);
   // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
   const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
-  await ctx.routineOutcome(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
+  await ctx.wakeups.settleRoutineRun(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
 }
 
 export function decide(

@@ -91,6 +91,11 @@ export interface AgentRepo {
   listLive(): Promise<Agent[]>;
   update(id: string, patch: Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
   coordinatorOf(workspaceId: string): Promise<Agent | undefined>;
+  /**
+   * A run of the agent ended at `at`: the cooldown starts from it, and a working agent with no other
+   * run still running is idle again. One statement.
+   */
+  markRunFinished(id: string, at: number): Promise<void>;
 }
 
 export interface TaskFilter {
@@ -223,10 +228,16 @@ export interface RunRepo {
   get(id: string): Promise<Run | undefined>;
   list(filter: RunFilter): Promise<Run[]>;
   update(id: string, patch: Partial<Omit<Run, 'id'>>): Promise<void>;
-  clearToken(id: string): Promise<void>;
+  /** Records a run's end and forgets its run token, in one statement. */
+  close(id: string, patch: Partial<Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>>): Promise<void>;
   byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
-  countRunning(agentId: string): Promise<number>;
+  /**
+   * Whether the run changed its task while it ran (a progress action, the task's state or fields, a
+   * new comment, a new subtask since `since`), stored on the run as made_progress and returned:
+   * one statement, the loop detector's question.
+   */
+  recordProgress(runId: string, taskId: string, since: number, progressActions: boolean): Promise<boolean>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
   /** Runs a dead process left queued or running. */

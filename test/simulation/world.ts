@@ -231,7 +231,7 @@ export class SimulationWorld {
     wrap('wakeups', 'claim', (_args, claimed) => (claimed ? 'prepare:claimed' : null));
     wrap('runs', 'insert', (args) => (args[0].status === 'running' ? 'prepare:run-inserted' : null),
       (args) => (args[0].status === 'running' ? 'prepare:committed' : null));
-    wrap('runs', 'update', (args) => (finalStatus(args[1]) ? (gen.booting ? 'recover:interrupting' : 'finish:run-updated') : null),
+    wrap('runs', 'close', (args) => (finalStatus(args[1]) ? (gen.booting ? 'recover:interrupting' : 'finish:run-updated') : null),
       (args) => (finalStatus(args[1]) && !gen.booting ? 'finish:committed' : null));
     wrap('wakeups', 'update', (args) => (args[1].status === 'scheduled_retry' && !gen.booting ? 'finish:retry-scheduled' : null));
     wrap('routines', 'claimTick', (_args, won) => (won ? 'cron:claimed' : null), (_args, won) => (won ? 'cron:committed' : null));

@@ -41,7 +41,7 @@ const AGENT_COLUMNS = [
 
 export class SqliteAgents implements AgentRepo {
   private readonly table: Table<Agent>;
-  constructor(sql: Sql) {
+  constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'agent_instances', AGENT_COLUMNS,
       { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
   }
@@ -54,6 +54,12 @@ export class SqliteAgents implements AgentRepo {
   }
   async listLive() { return this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL'); }
   async update(id: string, patch: Partial<Agent>) { this.table.update(id, patch); }
+  async markRunFinished(id: string, at: number) {
+    this.sql.run(
+      `UPDATE agent_instances SET last_wakeup_finished_at = @at,
+         status = CASE WHEN status = 'working' AND NOT EXISTS (SELECT 1 FROM runs WHERE agent_id = @id AND status = 'running') THEN 'idle' ELSE status END
+       WHERE id = @id`, { id, at });
+  }
   async coordinatorOf(workspaceId: string) {
     // A ceo outranks a coordinator; among equals the oldest is the one people set up first.
     return this.table.one(

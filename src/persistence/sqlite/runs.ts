@@ -28,11 +28,16 @@ export class SqliteRuns implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { this.table.update(id, patch); }
-  async clearToken(id: string) { this.sql.run('UPDATE runs SET run_token_hash = NULL WHERE id = ?', [id]); }
+  async close(id: string, patch: Partial<Run>) { this.table.update(id, { ...patch, run_token_hash: null }); }
   async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
 
-  async countRunning(agentId: string) {
-    return this.sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND status = 'running'", [agentId])!.n;
+  async recordProgress(runId: string, taskId: string, since: number, progressActions: boolean) {
+    return this.sql.get<{ made_progress: number }>(
+      `UPDATE runs SET made_progress = (@actions
+         OR EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
+         OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
+         OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since))
+       WHERE id = @run RETURNING made_progress`, { run: runId, task: taskId, since, actions: progressActions })?.made_progress === 1;
   }
 
   async attemptsOf(wakeupId: string) {
