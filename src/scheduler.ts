@@ -98,7 +98,6 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     stopLeftoverSessions,
     random: options.random ?? Math.random,
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
-    routineOutcome: (tx, wakeup, outcome, now, sessionRan) => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan),
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
     agentChanged: notifier.agentChanged,
   });
