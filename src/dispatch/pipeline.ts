@@ -4,7 +4,7 @@
  */
 import { backoffDelayMs } from '../domain/backoff.js';
 import type { Run } from '../domain/types.js';
-import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
+import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import type { LeftoverSession, SessionIdentity } from './launch.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
@@ -17,12 +17,6 @@ export interface DispatchOutcome {
 
 /** The text a run left `running` by a dead process carries into failure handling. */
 export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the run was in progress';
-
-/**
- * Delays between attempts to record a run's outcome while the database cannot be written: soon
- * after space is freed the outcome is recorded, and an outage costs one attempt every 5 s.
- */
-const RECORD_RETRY_STEPS_MS = [250, 500, 1_000, 2_000, 5_000];
 
 export class RunPipeline {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
@@ -137,7 +131,7 @@ export class RunPipeline {
     const { clock, log } = this.ctx;
     const context = { run_id: run.id, wakeup_id: wakeupId, agent_id: run.agent_id, outcome_ok: result.ok, outcome_error: result.error };
     if (!this.closing) {
-      const delay = backoffDelayMs(attempt, RECORD_RETRY_STEPS_MS, 0, this.ctx.random);
+      const delay = backoffDelayMs(attempt, STORAGE_RETRY_STEPS_MS, 0, this.ctx.random);
       log.warn({ ...context, err: error, attempt: attempt + 1, retry_in_ms: delay },
         'the database cannot be written: keeping the run outcome in memory and trying again');
       const waited = await new Promise<boolean>((resolve) => {

@@ -23,3 +23,10 @@ export class StorageUnavailableError extends Error {
 export function isStorageUnavailable(error: unknown): error is StorageUnavailableError {
   return error instanceof StorageUnavailableError;
 }
+
+/**
+ * How often the scheduler tries writing again while the database cannot be written (the store's
+ * probe, a run outcome waiting to be recorded): soon after space is freed, then every 5 s, so an
+ * outage costs one small write every 5 s and writing resumes within 5 s of the cause going away.
+ */
+export const STORAGE_RETRY_STEPS_MS = [250, 500, 1_000, 2_000, 5_000];

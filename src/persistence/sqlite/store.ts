@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
 import type { DomainEvent, EventOf, EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../machines/clock.js';
-import type { StorageUnavailableError } from '../storageUnavailable.js';
+import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
 import { SqliteActivity, SqliteInbox } from './activity.js';
 import { SqliteBudgets } from './budgets.js';
@@ -34,11 +34,6 @@ const MAX_BATCH_MS = 10;
  */
 const IDLE_CHECKPOINT_MS = 500;
 
-/**
- * Delays between storage probes while the database cannot be written: readiness comes back within
- * 5 s of space being freed, for the cost of one page write every 5 s during an outage.
- */
-const STORAGE_PROBE_STEPS_MS = [250, 500, 1_000, 2_000, 5_000];
 
 interface Unit {
   kind: 'write' | 'read';
@@ -314,7 +309,7 @@ export class SqliteStore implements Store {
         'the database cannot be written: writes answer 503 storage_unavailable and /readyz 503 until a write succeeds');
     }
     if (this.probeTimer === null) {
-      const delay = backoffDelayMs(this.outage.probes++, STORAGE_PROBE_STEPS_MS, 0, Math.random);
+      const delay = backoffDelayMs(this.outage.probes++, STORAGE_RETRY_STEPS_MS, 0, Math.random);
       this.probeTimer = this.timers.setTimeout(() => {
         this.probeTimer = null;
         this.probe();
