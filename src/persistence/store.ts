@@ -128,7 +128,6 @@ export interface TaskRepo {
   children(parentId: string): Promise<Task[]>;
   /** Assigned TODO tasks the recovery sweep should dispatch (of one assignee, when given). */
   recoveryCandidates(createdSince: number, workspaceId: string, agentId?: string): Promise<Task[]>;
-  countInState(agentId: string, state: TaskState): Promise<number>;
   countByStateIn(workspaceId: string, since: number): Promise<Partial<Record<TaskState, number>>>;
 }
 
@@ -242,7 +241,6 @@ export interface RunRepo {
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
   /** Runs a dead process left queued or running. */
   listUnfinished(): Promise<Run[]>;
-  recentForAgent(agentId: string, limit: number): Promise<Run[]>;
   countStartedSince(agentId: string, since: number): Promise<number>;
   /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
   recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
@@ -284,7 +282,6 @@ export interface RoutineRepo {
   /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
   openRunsOf(routineId: string): Promise<RoutineRun[]>;
   countActiveRuns(filter: { agent_id?: string }): Promise<number>;
-  runByWakeup(wakeupId: string): Promise<RoutineRun | undefined>;
   runByTask(taskId: string): Promise<RoutineRun | undefined>;
   /** The first `task_assigned` wakeup of a task: a heavy routine run's own wakeup. */
   assignmentWakeupIdOf(taskId: string): Promise<string | undefined>;

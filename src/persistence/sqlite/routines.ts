@@ -114,9 +114,6 @@ export class SqliteRoutines implements RoutineRepo {
     return this.sql.get<{ n: number }>(
       "SELECT COUNT(*) AS n FROM office_routine_runs WHERE outcome IS NULL AND status IN ('task_created', 'dispatched')")!.n;
   }
-  async runByWakeup(wakeupId: string) {
-    return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_wakeup_id = ? LIMIT 1', [wakeupId]);
-  }
   async runByTask(taskId: string) {
     return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_task_id = ? LIMIT 1', [taskId]);
   }

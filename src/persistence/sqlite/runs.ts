@@ -54,11 +54,6 @@ export class SqliteRuns implements RunRepo {
     return this.table.many("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at").map((run) => strip(run)!);
   }
 
-  async recentForAgent(agentId: string, limit: number) {
-    return this.table.many('SELECT * FROM runs WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?', [agentId, limit])
-      .map((run) => strip(run)!);
-  }
-
   async countStartedSince(agentId: string, since: number) {
     return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND started_at >= ?', [agentId, since])!.n;
   }

@@ -82,12 +82,6 @@ export class SqliteTasks implements TaskRepo {
       [agentId])!.n;
   }
 
-  async countInState(agentId: string, state: TaskState) {
-    return this.sql.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM tasks WHERE assignee_agent_instance_id = ? AND state = ? AND archived_at IS NULL',
-      [agentId, state])!.n;
-  }
-
   async countByStateIn(workspaceId: string, since: number) {
     const rows = this.sql.all<{ state: TaskState; n: number }>(
       'SELECT state, COUNT(*) AS n FROM tasks WHERE workspace_id = ? AND updated_at >= ? GROUP BY state', [workspaceId, since]);
