@@ -6,16 +6,26 @@ import type { Store } from '../persistence/store.js';
  * Stores actor snapshots after they change: every actor that moved since the last write is saved
  * in one transaction on the next turn of the event loop, so a burst of transitions costs one write.
  * Snapshots are a cache over the rows; a failed write costs only a slower reconcile after restart.
+ * An actor that comes back to the state last stored (an agent idle again after a run) costs no
+ * write: `fingerprint` says which snapshots count as the same.
  */
 export class SnapshotWriter {
   private readonly dirty = new Set<string>();
   private flushing: Promise<void> | null = null;
+  /** The fingerprint of the snapshot last stored for each actor by this writer. */
+  private readonly stored = new Map<string, string>();
 
   constructor(
     private readonly deps: { store: Store; clock: Clock; log: Logger },
     private readonly kind: string,
     private readonly snapshotOf: (actorId: string) => unknown | undefined,
+    private readonly fingerprint: (snapshot: unknown) => string = (snapshot) => JSON.stringify(snapshot),
   ) {}
+
+  /** The actor's row was deleted: its next snapshot is written whatever it holds. */
+  forget(actorId: string): void {
+    this.stored.delete(actorId);
+  }
 
   markDirty(actorId: string): void {
     this.dirty.add(actorId);
@@ -32,12 +42,18 @@ export class SnapshotWriter {
   private async writeNow(): Promise<void> {
     const ids = [...this.dirty];
     this.dirty.clear();
-    const entries = ids.flatMap((id) => {
+    const changed = ids.flatMap((id) => {
       const snapshot = this.snapshotOf(id);
-      return snapshot === undefined ? [] : [{ actor_id: id, kind: this.kind, snapshot }];
+      if (snapshot === undefined) return [];
+      const fingerprint = this.fingerprint(snapshot);
+      return this.stored.get(id) === fingerprint ? [] : [{ id, snapshot, fingerprint }];
     });
     try {
-      if (entries.length > 0) await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));
+      if (changed.length > 0) {
+        const entries = changed.map(({ id, snapshot }) => ({ actor_id: id, kind: this.kind, snapshot }));
+        await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));
+        for (const { id, fingerprint } of changed) this.stored.set(id, fingerprint);
+      }
     } catch (error) {
       this.deps.log.warn({ err: error, kind: this.kind }, 'could not store actor snapshots');
     } finally {

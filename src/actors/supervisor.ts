@@ -61,6 +61,15 @@ export function cooldownFromRows(agent: Agent, now: number): number | null {
   return until > now ? until : null;
 }
 
+/**
+ * An agent snapshot without the last time its actor observed: an actor idle again after a run
+ * differs only there, and a restored actor takes the time from the events it gets at boot.
+ */
+function fingerprintWithoutClock(snapshot: unknown): string {
+  const { context, ...rest } = snapshot as { context: Record<string, unknown> };
+  return JSON.stringify({ ...rest, context: { ...context, now: undefined } });
+}
+
 export class Supervisor implements WakeupNotifier {
   private readonly actors = new Map<string, Actor<AgentMachine>>();
   private readonly snapshots: SnapshotWriter;
@@ -71,7 +80,7 @@ export class Supervisor implements WakeupNotifier {
   private readonly machine: AgentMachine;
 
   constructor(private readonly deps: SupervisorDeps) {
-    this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot());
+    this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot(), fingerprintWithoutClock);
     this.machine = agentMachine.provide({
       actions: { dispatch: ({ context }, params) => this.dispatch(context.agentId, params.wakeupId) },
       actors: { sleepUntil: sleepUntil(deps.clock) },
@@ -111,6 +120,7 @@ export class Supervisor implements WakeupNotifier {
     if (!agent || agent.deleted_at !== null) {
       actor?.stop();
       this.actors.delete(agentId);
+      this.snapshots.forget(agentId);
       await this.deps.store.transaction((tx) => tx.snapshots.delete(agentId));
       return;
     }

@@ -146,6 +146,7 @@ export class TriggerSupervisor implements RoutineChangeListener {
     this.actors.get(triggerId)?.stop();
     this.actors.delete(triggerId);
     this.routineIds.delete(triggerId);
+    this.snapshots.forget(triggerId);
     void this.deps.store.transaction((tx) => tx.snapshots.delete(triggerId)).catch(() => undefined);
   }
 
