@@ -73,12 +73,14 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const store = createStore(config, {
     now: () => clock.now(),
     publish: (events) => bus.publish(events),
+    durable: (type) => bus.needsOutbox(type),
+    withinTransaction: (tx, event) => bus.runWithin(tx, event),
     onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
     timers: clock,
     log,
   });
   const outbox = new OutboxAcknowledger(store, log);
-  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }) });
+  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work) });
 
   const feed = createLiveFeed();
   const notifier = new LiveNotifier(() => supervisor, feed, log);
@@ -123,7 +125,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
       await pipeline.recoverAfterCrash();
-      bus.publish(await store.read((tx) => tx.outbox.pending()));
+      bus.replay(await store.read((tx) => tx.outbox.pending()));
       await supervisor.boot();
       await triggers.boot();
       if (startOptions.listen !== false) {

@@ -38,7 +38,10 @@ export interface EventPayloads {
 export type EventType = keyof EventPayloads;
 
 export interface DomainEventOf<K extends EventType> {
-  /** The outbox row id: stable across a replay, so subscribers can derive idempotency keys from it. */
+  /**
+   * The outbox row id: stable across a replay, so subscribers can derive idempotency keys from it.
+   * 0 when no row was written: nothing had to handle the event after its commit (NO_OUTBOX_ROW).
+   */
   id: number;
   type: K;
   payload: EventPayloads[K];
@@ -47,3 +50,6 @@ export interface DomainEventOf<K extends EventType> {
 
 export type DomainEvent = { [K in EventType]: DomainEventOf<K> }[EventType];
 export type EventOf<K extends EventType> = DomainEventOf<K>;
+
+/** The id of an event that left no outbox row: only in-transaction subscribers (or none) handled it. */
+export const NO_OUTBOX_ROW = 0;

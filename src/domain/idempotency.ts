@@ -37,9 +37,10 @@ export const commentKey = (commentId: string) => `${KEY_PREFIX.comment}:${commen
 /**
  * The spec's `task_assigned:<task_id>:<timestamp>`, plus the event id: two assignments of one task
  * in the same millisecond (created for A, reassigned to B) must not share a key, and the event id
- * is as stable across an outbox replay as the timestamp.
+ * is as stable across an outbox replay as the timestamp. An assignment handled in its own
+ * transaction has no outbox row, and is never replayed: a fresh id does.
  */
-export const taskAssignedKey = (taskId: string, assignedAtMs: number, eventId: number) =>
+export const taskAssignedKey = (taskId: string, assignedAtMs: number, eventId: number | string) =>
   `${KEY_PREFIX.taskAssigned}:${taskId}:${assignedAtMs}:${eventId}`;
 
 export const blockersResolvedKey = (taskId: string, resolvedByTaskId: string) =>

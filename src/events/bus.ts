@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../machines/clock.js';
-import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
+import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../domain/events.js';
+import type { Tx } from '../persistence/store.js';
 
 export type Subscriber<K extends EventType> = (event: EventOf<K>) => Promise<void> | void;
+/** Writes in the emitting transaction (a wakeup producer): what it writes commits with the event. */
+export type TransactionalSubscriber<K extends EventType> = (tx: Tx, event: EventOf<K>) => Promise<void>;
 
 /**
  * How long a failed subscriber waits before it is tried again, while the process runs. Four retries
@@ -17,6 +20,8 @@ export interface EventBusOptions {
   clock: Clock;
   /** Records an event that failed every try: its outbox row is not replayed any more, and a person is told. */
   park: (event: DomainEvent, error: unknown) => Promise<void>;
+  /** Opens a write transaction: a replayed event's in-transaction subscribers run in one of their own (needed by `within`). */
+  transaction?: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
   retryDelaysMs?: readonly number[];
 }
 
@@ -33,6 +38,7 @@ interface Failure {
  */
 export class EventBus {
   private readonly subscribers = new Map<EventType, Subscriber<EventType>[]>();
+  private readonly transactional = new Map<EventType, TransactionalSubscriber<EventType>[]>();
   private readonly retryDelaysMs: readonly number[];
   /** Retry waits in progress: each timer handle with the function that ends its wait early. */
   private readonly retryWaits = new Map<unknown, () => void>();
@@ -56,6 +62,36 @@ export class EventBus {
       const index = list.indexOf(subscriber as Subscriber<EventType>);
       if (index >= 0) list.splice(index, 1);
     };
+  }
+
+  /**
+   * A subscriber that runs inside the transaction that emits the event (the store calls runWithin),
+   * so it needs no outbox row: nothing is lost between commit and delivery. An event replayed from
+   * the outbox (written before this subscriber ran in-transaction) reaches it in its own transaction.
+   */
+  within<K extends EventType>(type: K, subscriber: TransactionalSubscriber<K>): void {
+    if (!this.options.transaction) throw new Error(`an in-transaction subscriber of ${type} needs the bus's transaction option, to handle replayed events`);
+    const list = this.transactional.get(type) ?? [];
+    list.push(subscriber as TransactionalSubscriber<EventType>);
+    this.transactional.set(type, list);
+  }
+
+  /** Whether events of this type need an outbox row: some subscriber handles them after commit. */
+  needsOutbox(type: EventType): boolean {
+    return (this.subscribers.get(type)?.length ?? 0) > 0;
+  }
+
+  /** The store calls this inside the emitting transaction, before it commits. */
+  async runWithin(tx: Tx, event: DomainEvent): Promise<void> {
+    for (const subscriber of this.transactional.get(event.type) ?? []) await subscriber(tx, event);
+  }
+
+  /** Events found in the outbox at boot: delivered like committed ones, their in-transaction subscribers included. */
+  replay(events: DomainEvent[]): void {
+    for (const event of events) {
+      this.pending++;
+      void this.deliver(event, true);
+    }
   }
 
   /**
@@ -90,12 +126,16 @@ export class EventBus {
     this.retryWaits.clear();
   }
 
-  private async deliver(event: DomainEvent): Promise<void> {
+  private async deliver(event: DomainEvent, replayed = false): Promise<void> {
     let subscribers = [...(this.subscribers.get(event.type) ?? [])];
+    const { transaction } = this.options;
+    if (replayed && transaction && this.transactional.has(event.type)) {
+      subscribers.push(() => transaction((tx) => this.runWithin(tx, event)));
+    }
     for (let attempt = 1; ; attempt++) {
       const failures = await this.runAll(subscribers, event, attempt);
       if (failures.length === 0) {
-        this.acknowledge([event.id]);
+        if (event.id !== NO_OUTBOX_ROW) this.acknowledge([event.id]);
         break;
       }
       const delay = this.retryDelaysMs[attempt - 1];

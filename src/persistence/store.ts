@@ -63,7 +63,10 @@ export interface Tx {
   readonly routines: RoutineRepo;
   readonly snapshots: SnapshotRepo;
   readonly outbox: OutboxRepo;
-  /** Records the event with this write; subscribers see it only after commit. */
+  /**
+   * Records the event with this write: its in-transaction subscribers run inside this transaction,
+   * before it commits; the others see it only after commit (from the outbox row it leaves).
+   */
   emit<K extends EventType>(type: K, payload: EventOf<K>['payload']): void;
   /** Runs after commit, never after a rollback. */
   afterCommit(callback: () => void): void;

@@ -8,7 +8,7 @@ import { onTaskMoved } from './moves.js';
 
 /** The one place subscribers are registered. */
 export function registerSubscribers(bus: EventBus, deps: SubscriberDeps): void {
-  bus.on('task.assigned', onTaskAssigned(deps));
+  bus.within('task.assigned', onTaskAssigned(deps));
   bus.on('comment.created', onCommentCreated(deps));
   bus.on('task.moved', onTaskMoved(deps));
   bus.on('approval.resolved', onApprovalResolved(deps));

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pino, { type Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
-import type { DomainEvent, EventOf, EventType } from '../../domain/events.js';
+import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../machines/clock.js';
 import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
@@ -52,6 +52,16 @@ export interface SqliteStoreOptions {
   now: () => number;
   /** Receives the events of each committed transaction, in order. */
   publish: (events: DomainEvent[]) => void;
+  /**
+   * Whether an event of this type gets an outbox row: it needs one when a subscriber handles it
+   * after commit (the row is what a crash replays). Every type does when absent.
+   */
+  durable?: (type: EventType) => boolean;
+  /**
+   * The in-transaction subscribers of an event: they run inside the unit that emitted it, after its
+   * work and before it commits, so what they write commits or rolls back with it.
+   */
+  withinTransaction?: (tx: Tx, event: DomainEvent) => Promise<void>;
   /** Told about a failure of the store's own machinery (not of a unit of work). */
   onFatal?: (error: unknown) => void;
   /** Timers of the storage probe and the idle checkpoint (the scheduler passes its clock); the wall clock if absent. */
@@ -268,7 +278,12 @@ export class SqliteStore implements Store {
     }
     if (savepoint) this.sql.exec('SAVEPOINT unit');
     try {
-      const value = await unit.work(this.writableTx(events, callbacks));
+      const tx = this.writableTx(events, callbacks);
+      const value = await unit.work(tx);
+      // An in-transaction subscriber may emit in turn: the list grows while it is walked.
+      if (this.options.withinTransaction) {
+        for (let i = 0; i < events.length; i++) await this.options.withinTransaction(tx, events[i]!);
+      }
       if (savepoint) this.sql.exec('RELEASE unit');
       return { unit, ok: true, value, events, callbacks };
     } catch (error) {
@@ -382,12 +397,12 @@ export class SqliteStore implements Store {
 
   private writableTx(events: DomainEvent[], callbacks: (() => void)[]): Tx {
     const outbox = this.repos.outbox;
-    const now = this.options.now;
+    const { now, durable } = this.options;
     return {
       ...this.repos,
       emit<K extends EventType>(type: K, payload: EventOf<K>['payload']) {
         const at = now();
-        const id = outbox.record(type, payload, at);
+        const id = !durable || durable(type) ? outbox.record(type, payload, at) : NO_OUTBOX_ROW;
         events.push({ id, type, payload, at } as DomainEvent);
       },
       afterCommit(callback: () => void) {
