@@ -6,18 +6,19 @@ import type { Tx } from '../../persistence/store.js';
 import type { EventOf } from '../../domain/events.js';
 import type { SubscriberDeps } from './context.js';
 
-/** Crossing a budget's alert threshold wakes the coordinator, once per threshold per period. */
+/**
+ * Crossing a budget's alert threshold wakes the coordinator, once per threshold per period. It runs
+ * in the finishing run's own transaction (EventBus.within): the spend and its alert commit together.
+ */
 export function onRunFinishedCheckBudgets(deps: SubscriberDeps) {
-  return async (event: EventOf<'run.finished'>) => {
+  return async (tx: Tx, event: EventOf<'run.finished'>) => {
     if (!event.payload.cost_usd) return;
-    await deps.store.transaction(async (tx) => {
-      const agent = await tx.agents.get(event.payload.agent_id);
-      if (!agent) return;
-      const task = event.payload.task_id ? await tx.tasks.get(event.payload.task_id) : undefined;
-      for (const standing of await budgetStandings(tx, agent, task?.project_id ?? null, deps.clock.now())) {
-        await alertIfCrossed(deps, tx, standing, agent.id);
-      }
-    });
+    const agent = await tx.agents.get(event.payload.agent_id);
+    if (!agent) return;
+    const task = event.payload.task_id ? await tx.tasks.get(event.payload.task_id) : undefined;
+    for (const standing of await budgetStandings(tx, agent, task?.project_id ?? null, deps.clock.now())) {
+      await alertIfCrossed(deps, tx, standing, agent.id);
+    }
   };
 }
 

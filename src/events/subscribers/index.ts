@@ -12,5 +12,5 @@ export function registerSubscribers(bus: EventBus, deps: SubscriberDeps): void {
   bus.on('comment.created', onCommentCreated(deps));
   bus.on('task.moved', onTaskMoved(deps));
   bus.on('approval.resolved', onApprovalResolved(deps));
-  bus.on('run.finished', onRunFinishedCheckBudgets(deps));
+  bus.within('run.finished', onRunFinishedCheckBudgets(deps));
 }
