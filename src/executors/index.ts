@@ -14,19 +14,17 @@ export interface Executors {
 }
 
 export interface ExecutorOptions {
-  /** OFFICE_RUN_TIMEOUT_SEC: the timeout of every run whose executor sets no `timeout_sec`. */
-  runTimeoutSec?: number;
+  /** OFFICE_RUN_TIMEOUT_SEC: the timeout of every run whose executor sets no `timeout_sec`. Required: no run goes on for ever. */
+  runTimeoutSec: number;
 }
 
 /** One entry point for every executor kind; `functions` backs the in-process `function` kind. */
-export function createExecutors(functions: Map<string, AgentFunction>, options: ExecutorOptions = {}): Executors {
+export function createExecutors(functions: Map<string, AgentFunction>, options: ExecutorOptions): Executors {
   const fnExecutor = functionExecutor(functions);
   return {
     launch(given, request) {
       // No run goes on for ever: a hung agent would hold its slot and stop its agent's queue.
-      const spec = given.timeout_sec === undefined && options.runTimeoutSec !== undefined
-        ? { ...given, timeout_sec: options.runTimeoutSec }
-        : given;
+      const spec = given.timeout_sec === undefined ? { ...given, timeout_sec: options.runTimeoutSec } : given;
       switch (spec.kind) {
         case 'command':
           return commandExecutor.launch(spec, request);

@@ -455,7 +455,7 @@ describe('createExecutors', () => {
   });
 
   it('dispatches on spec.kind', async () => {
-    const executors = createExecutors(new Map([['fn', () => ({ via: 'function' })]]));
+    const executors = createExecutors(new Map([['fn', () => ({ via: 'function' })]]), { runTimeoutSec: 60 });
     expect(await executors.launch({ kind: 'function', name: 'fn' }, makeRequest())).toMatchObject({ ok: true, resultJson: { via: 'function' } });
     expect(await executors.launch(commandSpec('succeed.mjs'), makeRequest({ source: 'manual' }))).toMatchObject({
       ok: true,
