@@ -93,15 +93,14 @@ export class Supervisor implements WakeupNotifier {
 
   /** Restores every agent's actor from its snapshot, then reconciles it with the rows. */
   async boot(): Promise<void> {
-    const { agents, snapshots, open, parked } = await this.deps.store.read(async (tx) => ({
+    const { agents, snapshots, open } = await this.deps.store.read(async (tx) => ({
       agents: await tx.agents.listLive(),
       snapshots: await tx.snapshots.all(SNAPSHOT_KIND),
       open: await tx.wakeups.listOpen(),
-      parked: new Set(await tx.wakeups.parkedBehindHeldCheckouts()),
     }));
-    // A wakeup parked behind a checkout that is still held waits for its release; one whose holder
-    // is gone (it ended while the process was down) is offered again like any queued wakeup.
-    const openByAgent = groupBy(open.filter((w) => !parked.has(w.id)), (w) => w.agent_id);
+    // A wakeup parked behind a checkout is offered like any queued one: boot recovery has released
+    // every checkout of the stopped process, and a claim that still meets one parks it again.
+    const openByAgent = groupBy(open, (w) => w.agent_id);
     for (const agent of agents) {
       this.start(agent, snapshots.get(agent.id));
       this.reconcile(agent, openByAgent.get(agent.id) ?? []);
