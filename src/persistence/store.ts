@@ -209,8 +209,6 @@ export interface WakeupRepo {
   unfold(targetId: string, carried: readonly string[], now: number): Promise<Wakeup[]>;
   /** Queued wakeups of the task parked behind a checkout of it (pinned: checkout conflicts wait). */
   waitingOnCheckout(taskId: string): Promise<Wakeup[]>;
-  /** Ids of parked wakeups whose task is still checked out by another wakeup: not offered at boot. */
-  parkedBehindHeldCheckouts(): Promise<string[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
   releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;

@@ -86,13 +86,6 @@ export class SqliteWakeups implements WakeupRepo {
        ORDER BY requested_at, rowid`, [taskId]);
   }
 
-  async parkedBehindHeldCheckouts() {
-    return this.sql.all<{ id: string }>(
-      `SELECT w.id FROM agent_wakeup_requests w JOIN tasks t ON t.id = w.task_id
-       WHERE w.status = 'queued' AND w.waiting_on_checkout IS NOT NULL
-         AND t.checkout_wakeup_id IS NOT NULL AND t.checkout_wakeup_id <> w.id`).map((row) => row.id);
-  }
-
   async releaseDeferred(agentId: string, now: number) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET available_at = @now, skip_reason = NULL
