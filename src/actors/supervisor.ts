@@ -8,7 +8,7 @@ import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Agent, Wakeup } from '../domain/types.js';
 import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
 import { sleepUntil, type Clock } from '../machines/clock.js';
-import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
+import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import type { Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from '../dispatch/pipeline.js';
@@ -19,10 +19,11 @@ const SNAPSHOT_KIND = 'agent';
 const PIPELINE_ERROR_RETRY_MS = 5_000;
 const PIPELINE_ERROR_RETRY_MAX_MS = 3_600_000;
 /**
- * A storage outage is not the wakeup's fault and ends on its own (the store probes every 5 s at most):
- * doubling would leave the wakeup waiting about as long as the outage lasted after writing works again.
+ * A storage outage is not the wakeup's fault and ends on its own: the wakeup is offered again at the
+ * cadence the store probes at while writes fail (its slowest step), not after a pause that doubles,
+ * which would leave it waiting about as long as the outage lasted after writing works again.
  */
-const STORAGE_OUTAGE_RETRY_MS = 5_000;
+const STORAGE_OUTAGE_RETRY_MS = STORAGE_RETRY_STEPS_MS[STORAGE_RETRY_STEPS_MS.length - 1]!;
 
 /** How long a wakeup whose pipeline failed waits before it is offered again. */
 export function pipelineRetryDelay(error: unknown, attempts: number): number {
