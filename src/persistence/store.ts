@@ -101,6 +101,9 @@ export interface AgentRepo {
   markRunFinished(id: string, at: number): Promise<void>;
 }
 
+/** A queued wakeup parked behind a task's checkout: what its agent actor must hear when the task is freed. */
+export type CheckoutWaiter = Pick<Wakeup, 'id' | 'agent_id' | 'available_at'>;
+
 export interface TaskFilter {
   workspace_id?: string | undefined;
   assignee?: string | undefined;
@@ -122,8 +125,11 @@ export interface TaskRepo {
   unassignOpen(agentId: string, at: number): Promise<Pick<Task, 'id' | 'workspace_id' | 'title'>[]>;
   /** Compare-and-set on the checkout columns; false when another wakeup holds the task. */
   checkout(taskId: string, agentId: string, wakeupId: string, at: number): Promise<boolean>;
-  /** Frees the task if this wakeup holds it; true when it did (the waiters are then offered it). */
-  releaseCheckout(taskId: string, wakeupId: string): Promise<boolean>;
+  /**
+   * Frees the task if this wakeup holds it. Null when it did not; else the queued wakeups parked
+   * behind that checkout (pinned: checkout conflicts wait), oldest first, read in the same statement.
+   */
+  releaseCheckout(taskId: string, wakeupId: string): Promise<CheckoutWaiter[] | null>;
   /** Tasks listing `blockerId` among their blockers. */
   dependentsOf(blockerId: string): Promise<Task[]>;
   /** Blockers of a task that have not resolved yet (not DONE or CANCELLED). */
@@ -207,8 +213,6 @@ export interface WakeupRepo {
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
   /** Puts requests folded into `targetId` back in the queue, except those `carried` (by id); returns them. */
   unfold(targetId: string, carried: readonly string[], now: number): Promise<Wakeup[]>;
-  /** Queued wakeups of the task parked behind a checkout of it (pinned: checkout conflicts wait). */
-  waitingOnCheckout(taskId: string): Promise<Wakeup[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
   releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;

@@ -127,8 +127,7 @@ export class WakeupService {
    * wait needs no polling. Every release of a checkout goes through here.
    */
   async releaseCheckout(tx: Tx, taskId: string, wakeupId: string): Promise<void> {
-    if (!(await tx.tasks.releaseCheckout(taskId, wakeupId))) return;
-    for (const waiter of await tx.wakeups.waitingOnCheckout(taskId)) {
+    for (const waiter of (await tx.tasks.releaseCheckout(taskId, wakeupId)) ?? []) {
       tx.afterCommit(() => this.notifier.wakeupQueued(waiter.agent_id, waiter.id, waiter.available_at));
     }
   }

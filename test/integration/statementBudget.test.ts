@@ -8,7 +8,7 @@ import { startHarness, seedAgent, type Harness } from '../helpers/harness.js';
  * statements and 3 transactions per wakeup; reached so far: see BUDGET. A change that adds SQL to
  * the hot path fails here instead of slowing every wakeup unnoticed.
  */
-const BUDGET = { statements: 33, transactions: 3 };
+const BUDGET = { statements: 31, transactions: 3 };
 /** A comment lookup and the like can vary by a statement now and then; the mean of 50 absorbs it. */
 const MARGIN = 0.5;
 

@@ -1,5 +1,5 @@
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
-import type { ApprovalRepo, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
+import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit } from './table.js';
 
@@ -98,9 +98,14 @@ export class SqliteTasks implements TaskRepo {
   }
 
   async releaseCheckout(taskId: string, wakeupId: string) {
-    return this.sql.run(
-      'UPDATE tasks SET checkout_agent_id = NULL, checkout_wakeup_id = NULL, checkout_at = NULL WHERE id = ? AND checkout_wakeup_id = ?',
-      [taskId, wakeupId]).changes === 1;
+    const released = this.sql.get<{ waiters: string }>(
+      `UPDATE tasks SET checkout_agent_id = NULL, checkout_wakeup_id = NULL, checkout_at = NULL
+       WHERE id = @task AND checkout_wakeup_id = @wakeup
+       RETURNING (SELECT json_group_array(json_object('id', id, 'agent_id', agent_id, 'available_at', available_at)) FROM (
+         SELECT id, agent_id, available_at FROM agent_wakeup_requests
+         WHERE task_id = @task AND status = 'queued' AND waiting_on_checkout IS NOT NULL ORDER BY requested_at, rowid)) AS waiters`,
+      { task: taskId, wakeup: wakeupId });
+    return released ? (JSON.parse(released.waiters) as CheckoutWaiter[]) : null;
   }
 
   async dependentsOf(blockerId: string) {

@@ -46,13 +46,18 @@ export class SqliteWakeups implements WakeupRepo {
 
   async findUnstartedRun(agentId: string) {
     // Queued run first, then a run waiting for its retry: the spec's in-flight order minus
-    // running, which could not see a merged payload. Two seeks on (agent_id, status), not a scan.
-    return this.table.one(
-      `SELECT w.* FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
-       WHERE w.agent_id = ? AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at LIMIT 1`, [agentId])
-      ?? this.table.one(
-        `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status = 'scheduled_retry' AND run_id IS NOT NULL
-         ORDER BY requested_at LIMIT 1`, [agentId]);
+    // running, which could not see a merged payload. Two seeks on (agent_id, status), not a scan, in one statement.
+    const row = this.table.one(
+      `SELECT * FROM (
+         SELECT 0 AS rank, * FROM (SELECT w.* FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
+           WHERE w.agent_id = @agent AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at LIMIT 1)
+         UNION ALL
+         SELECT 1 AS rank, * FROM (SELECT * FROM agent_wakeup_requests WHERE agent_id = @agent AND status = 'scheduled_retry' AND run_id IS NOT NULL
+           ORDER BY requested_at LIMIT 1))
+       ORDER BY rank LIMIT 1`, { agent: agentId }) as (Wakeup & { rank?: number }) | undefined;
+    if (!row) return undefined;
+    const { rank: _rank, ...wakeup } = row;
+    return wakeup as Wakeup;
   }
 
   async claim(id: string, at: number) {
@@ -78,12 +83,6 @@ export class SqliteWakeups implements WakeupRepo {
       `UPDATE agent_wakeup_requests SET status = 'queued', coalesced_into_id = NULL, run_id = NULL, finished_at = NULL, available_at = @now
        WHERE coalesced_into_id = @target AND status = 'coalesced' AND id NOT IN (SELECT value FROM json_each(@carried)) RETURNING *`,
       { target: targetId, carried: JSON.stringify(carried), now });
-  }
-
-  async waitingOnCheckout(taskId: string) {
-    return this.table.many(
-      `SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status = 'queued' AND waiting_on_checkout IS NOT NULL
-       ORDER BY requested_at, rowid`, [taskId]);
   }
 
   async releaseDeferred(agentId: string, now: number) {
