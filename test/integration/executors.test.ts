@@ -196,16 +196,18 @@ describe('command executor', () => {
   });
 
   it('a killed sleeper never finishes its work', async () => {
-    // Sleep just past the timeout so a surviving child would write .done within the wait below.
+    // Sleep just past the timeout: a surviving child would write .done once its sleep ends.
     const startedDir = join(tmp, 'started');
     const request = makeRequest();
+    let pgid = 0;
     const result = await commandExecutor.launch(
       commandSpec('sleep.mjs', { env: { FIXTURE_SLEEP_MS: '1200', FIXTURE_STARTED_DIR: startedDir }, timeout_sec: 1 }),
-      request,
+      { ...request, onSession: (session) => { pgid = session.pgid; } },
     );
     expect(result.timedOut).toBe(true);
-    const startedAt = Number(readFileSync(join(startedDir, `${request.runId}.started`), 'utf8'));
-    await delay(Math.max(0, startedAt + 1500 - Date.now()));
+    expect(existsSync(join(startedDir, `${request.runId}.started`))).toBe(true);
+    // Once the whole group is gone nothing is left that could write .done: no fixed wait needed.
+    await waitForGroupGone(pgid);
     expect(existsSync(join(startedDir, `${request.runId}.done`))).toBe(false);
   });
 
@@ -464,3 +466,18 @@ describe('createExecutors', () => {
     expect(await executors.launch({ kind: 'http', url: 'http://127.0.0.1:1/' }, makeRequest())).toMatchObject({ ok: false });
   });
 });
+
+/** Resolves once no process of the group is left; fails the test if one outlives 5 s. */
+async function waitForGroupGone(pgid: number): Promise<void> {
+  expect(pgid).toBeGreaterThan(0);
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`process group ${pgid} is still alive 5 s after the timeout`);
+    await delay(20);
+  }
+}
