@@ -22,6 +22,7 @@ import Database from 'better-sqlite3';
 import { liveSessionsOf } from '../fixtures/lib.mjs';
 import { checkAccounting, checkInvariants, type InvariantReport } from '../simulation/invariants.js';
 import { prng, type Prng } from '../simulation/prng.js';
+import { killServer } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -93,11 +94,6 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
     });
   });
   return { proc, url, exited, output: () => tail };
-}
-
-async function killServer(server: Server): Promise<void> {
-  if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-  await server.exited;
 }
 
 // Agent processes --------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 /** Finding the tests' own child processes by their command line, through Linux /proc. */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 /** Pids of live processes whose argv (the /proc cmdline split on NUL) passes `test`; none where there is no /proc. */
@@ -14,4 +15,10 @@ export function pidsWhere(test: (argv: string[]) => boolean): number[] {
     }
   }
   return pids;
+}
+
+/** SIGKILLs a server child process that is still running, and waits until it has exited. */
+export async function killServer(server: { proc: ChildProcess; exited: Promise<unknown> }): Promise<void> {
+  if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+  await server.exited;
 }

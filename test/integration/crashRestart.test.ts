@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, request, waitFor } from '../helpers/harness.js';
-import { pidsWhere } from '../helpers/processes.js';
+import { killServer, pidsWhere } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,10 +25,7 @@ let dir: string | null = null;
 let token: string | null = null;
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-    await server.exited;
-  }
+  for (const server of servers.splice(0)) await killServer(server);
   if (token) killAgentsOf(token);
   token = null;
   if (dir) rmSync(dir, { recursive: true, force: true });

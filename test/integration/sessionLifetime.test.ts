@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../crash/harness.js';
 import { WATCHDOG_NAME } from '../../src/executors/command.js';
 import { FIXTURES, request, waitFor } from '../helpers/harness.js';
-import { pidsWhere } from '../helpers/processes.js';
+import { killServer, pidsWhere } from '../helpers/processes.js';
 
 const GRACE_MS = 2000;
 
@@ -21,10 +21,7 @@ let dir: string | null = null;
 let token: string | null = null;
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-    await server.exited;
-  }
+  for (const server of servers.splice(0)) await killServer(server);
   if (token) for (const pid of pidsWhere((argv) => argv.includes(`--test-token=${token}`))) kill(pid, 'SIGKILL');
   token = null;
   if (dir) rmSync(dir, { recursive: true, force: true });
