@@ -28,6 +28,17 @@ const sqlite = (harness: Harness) => harness.scheduler.store as SqliteStore;
 const setReadOnly = (harness: Harness, on: boolean) => sqlite(harness).db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`);
 const readyStatus = async (harness: Harness) => (await harness.api('GET', '/readyz')).status;
 
+/** A held run whose session ends after the database became read-only, so its finish cannot be recorded. */
+async function runEndingDuringOutage(harness: Harness) {
+  dir = mkdtempSync(join(tmpdir(), 'office-outage-'));
+  const held = await heldRun(harness, dir);
+  await harness.waitFor(() => held.sessions() === 1, 'the session to start');
+  setReadOnly(harness, true);
+  held.release();
+  await harness.waitFor(async () => (await metricValue(harness.url, 'office_runs_unrecorded')) === 1, 'the finish to hit the read-only database');
+  return held;
+}
+
 describe('storage failures', () => {
   it('writes answer 503 storage_unavailable and /readyz 503 while the database cannot be written, and both recover by themselves', async () => {
     h = await startHarness();
@@ -54,14 +65,8 @@ describe('storage failures', () => {
 
   it('a run that ends while the database cannot be written is recorded once writing works, without a restart, and runs once', async () => {
     h = await startHarness();
-    dir = mkdtempSync(join(tmpdir(), 'office-outage-'));
-    const held = await heldRun(h, dir);
-    await h.waitFor(() => held.sessions() === 1, 'the session to start');
-
-    setReadOnly(h, true);
-    held.release();
+    const held = await runEndingDuringOutage(h);
     // The finish failed: the outcome waits in memory, the row still says running.
-    await h.waitFor(async () => (await metricValue(h!.url, 'office_runs_unrecorded')) === 1, 'the finish to hit the read-only database');
     expect((await listRuns({ wakeup_id: held.wakeupId })).map((r: any) => r.status)).toEqual(['running']);
     expect(h.scheduler.store.storageHealth().writable).toBe(false);
 
@@ -81,12 +86,7 @@ describe('storage failures', () => {
 
   it('a shutdown during the outage gives up the unrecorded outcome without hanging, and the next start marks the run interrupted', async () => {
     h = await startHarness();
-    dir = mkdtempSync(join(tmpdir(), 'office-outage-'));
-    const held = await heldRun(h, dir);
-    await h.waitFor(() => held.sessions() === 1, 'the session to start');
-    setReadOnly(h, true);
-    held.release();
-    await h.waitFor(async () => (await metricValue(h!.url, 'office_runs_unrecorded')) === 1, 'the finish to hit the read-only database');
+    const held = await runEndingDuringOutage(h);
 
     // Still read-only while stopping: the wait for storage ends, the store closes, and the new process can open the file.
     await h.restart();
