@@ -15,8 +15,17 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let dir: string;
 const started: ChildProcess[] = [];
+/** Servers started behind a wrapper: killing the wrapper leaves them to pid 1, so they are killed by pid. */
+const unreapedServers: number[] = [];
 
 afterEach(async () => {
+  for (const pid of unreapedServers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   for (const proc of started.splice(0)) {
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill('SIGKILL');
@@ -55,6 +64,7 @@ async function bootUnreaped(dbPath: string): Promise<{ pid: number; url: string 
       const url = /listening on (http:\/\/\S+)/.exec(output);
       if (pid && url) {
         clearTimeout(timer);
+        unreapedServers.push(Number(pid[1]));
         resolve({ pid: Number(pid[1]), url: url[1]! });
       }
       // The server's own failure (a refused lock) ends its output; the wrapper lives on in sleep.
