@@ -1,0 +1,56 @@
+/**
+ * How the store contract suites get a Store: a factory makes a fresh, empty, migrated store and
+ * disposes of it afterwards. Every implementation provides one (SQLite here; PostgreSQL next), and
+ * every contract suite (contract.ts, the lease suite) takes one, so a backend runs them all by
+ * passing its factory.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DomainEvent } from '../../src/domain/events.js';
+import { createStore, type StoreHooks } from '../../src/persistence/createStore.js';
+import type { Store } from '../../src/persistence/store.js';
+
+/** A store under test, with the clock it reads and the events it delivered after commit. */
+export interface StoreUnderTest {
+  store: Store;
+  /** The store's clock (emitted events are stamped with it); tests move it by hand. */
+  clock: { now: number };
+  /** Events the store delivered after their transaction committed, in commit order. */
+  published: DomainEvent[];
+  /** Closes this store and opens a new one on the same database, as a restarted process would. */
+  reopen(hooks?: Partial<StoreHooks>): Promise<StoreUnderTest>;
+  /** Closes the store and deletes its database. */
+  dispose(): Promise<void>;
+}
+
+/** Makes a fresh, empty store. `hooks` replace the defaults (a fixed clock, publish into `published`). */
+export type StoreFactory = (hooks?: Partial<StoreHooks>) => Promise<StoreUnderTest>;
+
+/** The clock every contract store starts at: a fixed instant, so tests never read the wall clock. */
+export const CONTRACT_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+/** SQLite through createStore: a new file in a new temp dir for each store. */
+export const sqliteStoreFactory: StoreFactory = async (hooks = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'office-store-'));
+  const open = (extra: Partial<StoreHooks>): StoreUnderTest => {
+    const clock = { now: CONTRACT_EPOCH };
+    const published: DomainEvent[] = [];
+    const store = createStore({ dbPath: join(dir, 'office.db'), sqliteSync: 'NORMAL' },
+      { now: () => clock.now, publish: (events) => published.push(...events), ...extra });
+    return {
+      store,
+      clock,
+      published,
+      async reopen(next = extra) {
+        await store.close();
+        return open(next);
+      },
+      async dispose() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+  return open(hooks);
+};
