@@ -37,6 +37,6 @@ export class SqliteInbox implements InboxRepo {
   async resolveByRef(refId: string) { this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
   async list(workspaceId: string | undefined, status?: InboxItem['status']) {
     const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
-    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, rowid DESC LIMIT 500`, params);
+    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
   }
 }

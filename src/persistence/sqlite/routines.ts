@@ -83,7 +83,7 @@ export class SqliteRoutines implements RoutineRepo {
   }
   async runsOf(routineId: string, limit: number) {
     return this.runs.many(
-      'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?', [routineId, limit]);
+      'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, id DESC LIMIT ?', [routineId, limit]);
   }
   async updateRun(id: string, patch: Partial<RoutineRun>) { this.runs.update(id, patch); }
   async activeRuns(routineId: string, fingerprint: string) {
@@ -102,7 +102,7 @@ export class SqliteRoutines implements RoutineRepo {
   async openRunsOf(routineId: string) {
     return this.runs.many(
       `SELECT * FROM office_routine_runs WHERE routine_id = ? AND outcome IS NULL AND status IN ('task_created', 'dispatched')
-       ORDER BY started_at, rowid`, [routineId]);
+       ORDER BY started_at, id`, [routineId]);
   }
   async countActiveRuns(filter: { agent_id?: string }) {
     if (filter.agent_id) {
@@ -121,6 +121,6 @@ export class SqliteRoutines implements RoutineRepo {
     // The task's first assignment: the one its creation by the fire produced.
     return this.sql.get<{ id: string }>(
       `SELECT id FROM agent_wakeup_requests WHERE task_id = ? AND source = 'task_assigned'
-       ORDER BY requested_at, rowid LIMIT 1`, [taskId])?.id;
+       ORDER BY requested_at, id LIMIT 1`, [taskId])?.id;
   }
 }

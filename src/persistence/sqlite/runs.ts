@@ -23,7 +23,7 @@ export class SqliteRuns implements RunRepo {
   async list(filter: RunFilter) {
     const { where, params } = whereClause(filter as Record<string, unknown>,
       { agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status' });
-    return this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+    return this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`,
       { ...params, limit: clampLimit(filter.limit, 200) }).map((run) => strip(run)!);
   }
 
@@ -47,7 +47,7 @@ export class SqliteRuns implements RunRepo {
   async lastFinishedFor(agentId: string, taskId: string) {
     return strip(this.table.one(
       `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status IN ('succeeded', 'failed', 'interrupted')
-       ORDER BY created_at DESC, rowid DESC LIMIT 1`, [agentId, taskId]));
+       ORDER BY created_at DESC, id DESC LIMIT 1`, [agentId, taskId]));
   }
 
   async listUnfinished() {
@@ -61,7 +61,7 @@ export class SqliteRuns implements RunRepo {
   async recentForTask(agentId: string, taskId: string, limit: number) {
     return this.table.many(
       `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status = 'succeeded'
-       ORDER BY created_at DESC, rowid DESC LIMIT ?`, [agentId, taskId, limit]).map((run) => strip(run)!);
+       ORDER BY created_at DESC, id DESC LIMIT ?`, [agentId, taskId, limit]).map((run) => strip(run)!);
   }
 
   async costSince(agentId: string, since: number) {

@@ -103,7 +103,7 @@ export class SqliteTasks implements TaskRepo {
        WHERE id = @task AND checkout_wakeup_id = @wakeup
        RETURNING (SELECT json_group_array(json_object('id', id, 'agent_id', agent_id, 'available_at', available_at)) FROM (
          SELECT id, agent_id, available_at FROM agent_wakeup_requests
-         WHERE task_id = @task AND status = 'queued' AND waiting_on_checkout IS NOT NULL ORDER BY requested_at, rowid)) AS waiters`,
+         WHERE task_id = @task AND status = 'queued' AND waiting_on_checkout IS NOT NULL ORDER BY requested_at, id)) AS waiters`,
       { task: taskId, wakeup: wakeupId });
     return released ? (JSON.parse(released.waiters) as CheckoutWaiter[]) : null;
   }
@@ -159,7 +159,7 @@ export class SqliteComments implements CommentRepo {
   async insert(comment: Comment) { this.table.insert(comment); }
   async get(id: string) { return this.table.get(id); }
   async listByTask(taskId: string, since = 0) {
-    return this.table.many('SELECT * FROM comments WHERE task_id = ? AND created_at > ? ORDER BY created_at, rowid', [taskId, since]);
+    return this.table.many('SELECT * FROM comments WHERE task_id = ? AND created_at > ? ORDER BY created_at, id', [taskId, since]);
   }
 }
 

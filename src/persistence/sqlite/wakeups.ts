@@ -24,7 +24,7 @@ export class SqliteWakeups implements WakeupRepo {
       agent_id: 'agent_id', status: 'status', source: 'source', task_id: 'task_id', workspace_id: 'workspace_id',
     });
     return this.table.many(
-      `SELECT * FROM agent_wakeup_requests ${where} ORDER BY requested_at DESC, rowid DESC LIMIT @limit`,
+      `SELECT * FROM agent_wakeup_requests ${where} ORDER BY requested_at DESC, id DESC LIMIT @limit`,
       { ...params, limit: clampLimit(filter.limit, 200) });
   }
 
@@ -72,10 +72,10 @@ export class SqliteWakeups implements WakeupRepo {
     return agentId
       ? this.table.many(
         `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry')
-         ORDER BY requested_at, rowid`, [agentId])
+         ORDER BY requested_at, id`, [agentId])
       : this.table.many(
         `SELECT * FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')
-         ORDER BY requested_at, rowid`);
+         ORDER BY requested_at, id`);
   }
 
   async unfold(targetId: string, carried: readonly string[], now: number) {
