@@ -10,6 +10,8 @@ import { loadConfig } from '../../src/config.js';
 import type { ExecutorSpec } from '../../src/domain/executors.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import type { Clock } from '../../src/machines/clock.js';
+import { createInspector } from '../../src/persistence/createStore.js';
+import type { Inspector } from '../../src/persistence/inspector.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { installContractCheck, registerOfficeServer } from './contract.js';
 
@@ -34,6 +36,8 @@ export interface Harness {
   dir: string;
   dbPath: string;
   scheduler: Scheduler;
+  /** Read-only look at the committed rows, the same on every backend: what a test checks beyond the API. */
+  inspect: Inspector;
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
   /** Polls until the check returns a truthy value (real processes take real time). */
   waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
@@ -59,11 +63,13 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
   let scheduler = await boot(currentEnv, functions, clock);
   let url = (await scheduler.start()).url!;
   registerOfficeServer(url);
+  const inspect = createInspector({ dbPath });
 
   const harness: Harness = {
     get url() { return url; },
     dir,
     dbPath,
+    inspect,
     get scheduler() { return scheduler; },
     api(method, path, body, headers = {}) {
       return request(url, method, path, body, headers);
@@ -77,6 +83,7 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
       registerOfficeServer(url);
     },
     async stop() {
+      await inspect.close();
       await scheduler.stop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -454,14 +454,34 @@ export function storeContract(name: string, factory: StoreFactory): void {
       it('stores a run, finds it by token hash, and forgets the token when the run closes', async () => {
         const { agent } = await seed();
         const wakeup = wakeupRow(agent, now);
-        const run = runRow(wakeup, now, { context_snapshot: { wakes: [] } });
+        const run = runRow(wakeup, now, { context_snapshot: { wakes: [] }, status: 'running', started_at: now });
         await write(async (tx) => { await tx.wakeups.insert(wakeup); await tx.runs.insert(run, 'hash-1'); });
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject(run);
         expect((await read((tx) => tx.runs.byTokenHash('hash-1')))?.id).toBe(run.id);
         expect(await read((tx) => tx.runs.get(run.id))).not.toHaveProperty('run_token_hash');
-        await write((tx) => tx.runs.close(run.id, { status: 'succeeded', result_json: { ok: true }, cost_usd: 0.5, finished_at: now + 10 }));
+        const closed = await write((tx) => tx.runs.close(run.id, { status: 'succeeded', result_json: { ok: true }, error: null, cost_usd: 0.5, finished_at: now + 10 }, null));
+        expect(closed).toEqual({ madeProgress: null, checkoutWaiters: null });
         expect(await read((tx) => tx.runs.byTokenHash('hash-1'))).toBeUndefined();
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'succeeded', result_json: { ok: true }, cost_usd: 0.5, finished_at: now + 10 });
+      });
+
+      it('a run that starts makes its agent work; its end frees the agent (cooldown from its end) and its task, answering the parked wakeups oldest first', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const wakeup = wakeupRow(agent, now, { task_id: task.id, status: 'claimed' });
+        const parked = idsInMintOrder('wk', 3).map((id) => wakeupRow(agent, now + 1, { id, task_id: task.id, waiting_on_checkout: wakeup.id }));
+        const run = runRow(wakeup, now, { status: 'running', started_at: now });
+        await write(async (tx) => {
+          await tx.tasks.insert(task);
+          for (const w of [wakeup, ...[...parked].reverse()]) await tx.wakeups.insert(w);
+          await tx.tasks.checkout(task.id, agent.id, wakeup.id, now);
+          await tx.runs.insert(run, null);
+        });
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'working' });
+        const closed = await write((tx) => tx.runs.close(run.id, { status: 'failed', result_json: {}, error: 'boom', cost_usd: null, finished_at: now + 9 }, null));
+        expect(closed.checkoutWaiters).toEqual(parked.map((w) => ({ id: w.id, agent_id: w.agent_id, available_at: w.available_at })));
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 9 });
+        expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: null });
       });
 
       it('one run per attempt of a wakeup: of concurrent inserts of the same attempt, one is stored', async () => {
@@ -473,22 +493,21 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.runs.attemptsOf(wakeup.id))).toBe(1);
       });
 
-      it('records whether the run changed its task, and answers in the same call', async () => {
+      it('a close asked about progress records whether the run changed its task, and answers in the same call', async () => {
         const { agent } = await seed();
         const task = taskRow(agent.workspace_id, now);
         const wakeup = wakeupRow(agent, now, { task_id: task.id });
-        const idle = runRow(wakeup, now);
-        const busy = runRow(wakeup, now, { attempt: 2 });
-        const acted = runRow(wakeup, now, { attempt: 3 });
+        const idle = runRow(wakeup, now, { status: 'running' });
+        const busy = runRow(wakeup, now, { attempt: 2, status: 'running' });
         await write(async (tx) => {
           await tx.tasks.insert(task);
           await tx.wakeups.insert(wakeup);
-          for (const r of [idle, busy, acted]) await tx.runs.insert(r, null);
+          for (const r of [idle, busy]) await tx.runs.insert(r, null);
         });
-        expect(await write((tx) => tx.runs.recordProgress(idle.id, task.id, now + 1, false))).toBe(false);
-        expect(await write((tx) => tx.runs.recordProgress(acted.id, task.id, now + 1, true))).toBe(true);
+        const ended = { status: 'succeeded' as const, result_json: {}, error: null, cost_usd: null, finished_at: now + 3 };
+        expect((await write((tx) => tx.runs.close(idle.id, ended, { taskId: task.id, since: now + 1 }))).madeProgress).toBe(false);
         await write((tx) => tx.comments.insert(commentRow(task, now + 2)));
-        expect(await write((tx) => tx.runs.recordProgress(busy.id, task.id, now + 1, false))).toBe(true);
+        expect((await write((tx) => tx.runs.close(busy.id, ended, { taskId: task.id, since: now + 1 }))).madeProgress).toBe(true);
         expect((await read((tx) => tx.runs.get(idle.id)))!.made_progress).toBe(false);
         expect((await read((tx) => tx.runs.get(busy.id)))!.made_progress).toBe(true);
       });
@@ -748,16 +767,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ name: 'Worker 2', warnings: ['w'] });
       });
 
-      it('lists live agents only, finds the coordinator (a ceo first), and marks a run finished', async () => {
-        const { workspace, agent } = await seed({ status: 'working' });
+      it('lists live agents only, and finds the coordinator (a ceo first)', async () => {
+        const { workspace } = await seed();
         const coordinator = agentRow(workspace.id, now, { role: 'coordinator' });
         const ceo = agentRow(workspace.id, now + 1, { role: 'ceo' });
         const gone = agentRow(workspace.id, now, { deleted_at: now });
         await write(async (tx) => { for (const a of [coordinator, ceo, gone]) await tx.agents.insert(a); });
         expect((await read((tx) => tx.agents.list({ workspace_id: workspace.id }))).map((a) => a.id)).not.toContain(gone.id);
         expect((await read((tx) => tx.agents.coordinatorOf(workspace.id)))?.id).toBe(ceo.id);
-        await write((tx) => tx.agents.markRunFinished(agent.id, now + 9));
-        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 9 });
       });
     });
 
@@ -790,6 +807,34 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write((tx) => tx.summaries.upsert({ ...summary, content: 'v2', updated_at: now + 1 }));
         expect(await read((tx) => tx.summaries.get('agt_1', 'task:t1'))).toMatchObject({ content: 'v2' });
         expect(await read((tx) => tx.summaries.listForAgent('agt_1'))).toHaveLength(1);
+      });
+    });
+
+    describe('inspector', () => {
+      it('reads committed rows by equality filters (null matches NULL), in primary-key order, and counts them', async () => {
+        const { agent } = await seed();
+        const [a, b] = idsInMintOrder('wk', 2).map((id) => wakeupRow(agent, now, { id }));
+        const key = wakeupRow(agent, now, { idempotency_key: 'k', recovered: true });
+        await write(async (tx) => { for (const w of [b!, key, a!]) await tx.wakeups.insert(w); });
+        expect(await s.inspect.count('agent_wakeup_requests')).toBe(3);
+        expect(await s.inspect.count('agent_wakeup_requests', { idempotency_key: null })).toBe(2);
+        expect(await s.inspect.rows('agent_wakeup_requests', { agent_id: agent.id, idempotency_key: null }, { columns: ['id', 'status'] }))
+          .toEqual([a!, b!].map((w) => ({ id: w.id, status: 'queued' })).sort((x, y) => (x.id < y.id ? -1 : 1)));
+        expect(await s.inspect.count('agent_wakeup_requests', { recovered: true })).toBe(1);
+        expect(await s.inspect.tables()).toEqual(expect.arrayContaining(['agent_wakeup_requests', 'runs', 'tasks', 'event_outbox']));
+      });
+
+      it('sees no write that has not committed, and names a bad table or column', async () => {
+        const workspace = workspaceRow(now);
+        let during = -1;
+        await write(async (tx) => {
+          await tx.workspaces.insert(workspace);
+          during = await s.inspect.count('workspaces');
+        });
+        expect(during).toBe(0);
+        expect(await s.inspect.count('workspaces', { id: workspace.id })).toBe(1);
+        await expect(s.inspect.count('no_such_table')).rejects.toThrow(/no_such_table/);
+        await expect(s.inspect.rows('workspaces', { no_such_column: 1 })).rejects.toThrow(/no_such_column/);
       });
     });
 

@@ -8,12 +8,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { createStore, type StoreHooks } from '../../src/persistence/createStore.js';
+import { createInspector, createStore, type StoreHooks } from '../../src/persistence/createStore.js';
+import type { Inspector } from '../../src/persistence/inspector.js';
 import type { Store } from '../../src/persistence/store.js';
 
 /** A store under test, with the clock it reads and the events it delivered after commit. */
 export interface StoreUnderTest {
   store: Store;
+  /** A read-only look at the same database's committed rows. */
+  inspect: Inspector;
   /** The store's clock (emitted events are stamped with it); tests move it by hand. */
   clock: { now: number };
   /** Events the store delivered after their transaction committed, in commit order. */
@@ -36,17 +39,22 @@ export const sqliteStoreFactory: StoreFactory = async (hooks = {}) => {
   const open = (extra: Partial<StoreHooks>): StoreUnderTest => {
     const clock = { now: CONTRACT_EPOCH };
     const published: DomainEvent[] = [];
-    const store = createStore({ dbPath: join(dir, 'office.db'), sqliteSync: 'NORMAL' },
+    const dbPath = join(dir, 'office.db');
+    const store = createStore({ dbPath, sqliteSync: 'NORMAL' },
       { now: () => clock.now, publish: (events) => published.push(...events), ...extra });
+    const inspect = createInspector({ dbPath });
     return {
       store,
+      inspect,
       clock,
       published,
       async reopen(next = extra) {
+        await inspect.close();
         await store.close();
         return open(next);
       },
       async dispose() {
+        await inspect.close();
         await store.close();
         rmSync(dir, { recursive: true, force: true });
       },
