@@ -1,6 +1,12 @@
-/** What the storage-failure tests share: reading one /metrics value, and an agent whose run ends when the test says. */
+/**
+ * What the storage tests share: reading one /metrics value, an agent whose run ends when the test
+ * says, and `sqliteFaults`, the one door to SQLite itself for the tests that need it.
+ */
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import type { Store } from '../../src/persistence/store.js';
 import { fixtureAgent, seedAgent, type Harness } from './harness.js';
 
 /** One unlabelled sample from /metrics; undefined when the metric is absent. */
@@ -30,5 +36,49 @@ export async function heldRun(h: Harness, dir: string) {
     /** Sessions started so far (each records one file). */
     sessions: () => (existsSync(recordDir) ? readdirSync(recordDir).length : 0),
     release: () => writeFileSync(releaseFile, 'go'),
+  };
+}
+
+/** Raw SQL on a SQLite database: what `sqliteFaults` hands out. */
+export interface SqliteFaults {
+  run(sql: string, ...params: unknown[]): void;
+  all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
+  get<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T | undefined;
+  exec(sql: string): void;
+  pragma(statement: string): unknown;
+  /** Makes the connection refuse writes (`query_only`) as a read-only file would, or lifts it. */
+  setReadOnly(on: boolean): void;
+  /** Closes a connection this helper opened on a path; a no-op on a store's own. */
+  close(): void;
+}
+
+/**
+ * The one door to SQLite for tests that inject SQLite-specific faults or rewrite what is stored
+ * behind the store's back: a read-only connection, rows and migration records as an earlier version
+ * left them, a crash between commit and acknowledgement, the fuzz write-counting triggers, raw
+ * migration and pragma checks. Every other check goes through the port or `Harness.inspect`.
+ *
+ * Given a store, it uses the store's own connection (it must be the SQLite store); given a path, it
+ * opens a connection of its own, which the caller closes.
+ */
+export function sqliteFaults(target: Store | string): SqliteFaults {
+  const own = typeof target === 'string';
+  let db: Database.Database;
+  if (own) {
+    db = new Database(target);
+    db.pragma('busy_timeout = 5000');
+  } else if (target instanceof SqliteStore) {
+    db = target.db;
+  } else {
+    throw new Error(`sqliteFaults needs the SQLite store, got ${target.constructor.name}: this test injects a SQLite-specific fault`);
+  }
+  return {
+    run: (sql, ...params) => void db.prepare(sql).run(...params),
+    all: <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[],
+    get: <T>(sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as T | undefined,
+    exec: (sql) => void db.exec(sql),
+    pragma: (statement) => db.pragma(statement, { simple: true }),
+    setReadOnly: (on) => void db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`),
+    close: () => { if (own && db.open) db.close(); },
   };
 }

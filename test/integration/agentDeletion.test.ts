@@ -4,7 +4,6 @@
  * reason instead of failing, so the event leaves the outbox. Real SQLite, real HTTP, real child processes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
@@ -19,11 +18,11 @@ const { call, get, post, listWakeups, listActivity, createAgent, createTask, set
 const move = (taskId: string, state: string): Promise<any> => post(`/api/office/tasks/${taskId}/move`, { state }, 200);
 
 /** Outbox rows still waiting for delivery (or parked): none once every event was handled. */
-const outboxRows = () => (h!.scheduler.store as SqliteStore).db.prepare('SELECT id, type FROM event_outbox').all();
+const outboxRows = () => h!.inspect.rows('event_outbox', {}, { columns: ['id', 'type'] });
 
 async function outboxDrained(): Promise<void> {
   await settled();
-  await h!.waitFor(() => outboxRows().length === 0, 'the outbox to be empty');
+  await h!.waitFor(async () => (await outboxRows()).length === 0, 'the outbox to be empty');
 }
 
 describe('deleting an agent', () => {

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { createStore } from '../../src/persistence/createStore.js';
+import type { Store } from '../../src/persistence/store.js';
 import { recordDecision } from '../../src/services/activity.js';
 
 let dir: string | undefined;
-let store: SqliteStore | undefined;
+let store: Store | undefined;
 afterEach(async () => {
   await store?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -32,9 +33,9 @@ function capturingLogger() {
   return { log: pino({ level: 'info' }, stream), lines };
 }
 
-function openStore(): SqliteStore {
+function openStore(): Store {
   dir = mkdtempSync(join(tmpdir(), 'office-decision-log-'));
-  return new SqliteStore({ path: join(dir, 'office.db'), synchronous: 'NORMAL', now: () => 1_000, publish: () => undefined });
+  return createStore({ dbPath: join(dir, 'office.db'), sqliteSync: 'NORMAL' }, { now: () => 1_000, publish: () => undefined });
 }
 
 /** Lets pino's stream write what it was given. */

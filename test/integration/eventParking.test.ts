@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { SUBSCRIBER_RETRY_DELAYS_MS } from '../../src/events/bus.js';
-import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { startHarness, waitFor, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -28,10 +27,9 @@ describe('a subscriber that keeps failing', () => {
 
     const ws = (await h.api('POST', '/api/office/workspaces', { name: 'Acme' })).body;
     const poisoned = (await h.api('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Poison' })).body.id;
-    const outbox = () => (h!.scheduler.store as SqliteStore).db
-      .prepare('SELECT id, type, parked_at, parked_error FROM event_outbox WHERE type = ?').all('task.created') as any[];
+    const outbox = () => h!.inspect.rows<any>('event_outbox', { type: 'task.created' }, { columns: ['id', 'type', 'parked_at', 'parked_error'] });
     await waitFor(() => tries === 1, 'the first try');
-    expect(outbox()).toHaveLength(1);
+    expect(await outbox()).toHaveLength(1);
 
     for (const [step, delay] of SUBSCRIBER_RETRY_DELAYS_MS.entries()) {
       clock.increment(delay);
@@ -39,7 +37,7 @@ describe('a subscriber that keeps failing', () => {
     }
     await h.scheduler.events.idle();
     expect(tries).toBe(SUBSCRIBER_RETRY_DELAYS_MS.length + 1);
-    const [row] = outbox();
+    const [row] = await outbox();
     expect(row.parked_at).toBe(clock.now());
     expect(row.parked_error).toBe(`cannot index task ${poisoned}`);
 
@@ -58,6 +56,6 @@ describe('a subscriber that keeps failing', () => {
     await h.api('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Healthy' });
     await waitFor(() => delivered === 1, 'the next event');
     await h.scheduler.events.idle();
-    expect(outbox()).toHaveLength(1);
+    expect(await outbox()).toHaveLength(1);
   });
 });

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -17,13 +16,8 @@ function expectUnauthorized(res: { status: number; body: any }) {
   expect(res.body.error.message.length).toBeGreaterThan(0);
 }
 
-function workspaceCount(): number {
-  const db = new Database(h.dbPath, { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM workspaces').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+function workspaceCount(): Promise<number> {
+  return h.inspect.count('workspaces');
 }
 
 describe('with OFFICE_API_TOKEN set, /api/office/* requires Authorization: Bearer <token>', () => {
@@ -52,15 +46,15 @@ describe('with OFFICE_API_TOKEN set, /api/office/* requires Authorization: Beare
   });
 
   it('refuses an unauthenticated create with 401 before validating it, and writes nothing', async () => {
-    const before = workspaceCount();
+    const before = await workspaceCount();
     expectUnauthorized(await h.api('POST', '/api/office/workspaces', { name: 'Sneaky' }));
     // An invalid body without a token is still a 401: authentication comes first.
     expectUnauthorized(await h.api('POST', '/api/office/workspaces', { name: 42 }));
-    expect(workspaceCount()).toBe(before);
+    expect(await workspaceCount()).toBe(before);
 
     const ok = await h.api('POST', '/api/office/workspaces', { name: 'Allowed' }, AUTH);
     expect(ok.status).toBe(201);
-    expect(workspaceCount()).toBe(before + 1);
+    expect(await workspaceCount()).toBe(before + 1);
   });
 
   it('gates unknown /api/office/* paths too (401, not a 404 that reveals the route table)', async () => {

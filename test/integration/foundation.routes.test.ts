@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
@@ -219,17 +218,16 @@ const TABLES = [
 
 describe('rejected requests answer 400/404/413/415 in the error envelope and write nothing', () => {
   let h: Harness;
-  let db: Database.Database;
   const A = { ws: '', project: '', agent: '', agent2: '', task: '', approval: '' };
   const B = { ws: '', project: '', agent: '', task: '' };
 
-  const counts = (): Record<string, number> =>
-    Object.fromEntries(TABLES.map((t) => [t, (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
+  const counts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await h.inspect.count(t)])));
   /** Sends the request and asserts that no table gained or lost a row. */
   async function unchanged(send: () => Promise<Res>): Promise<Res> {
-    const before = counts();
+    const before = await counts();
     const res = await send();
-    expect(counts(), 'row counts after a rejected request').toEqual(before);
+    expect(await counts(), 'row counts after a rejected request').toEqual(before);
     return res;
   }
   const post = (path: string, body: unknown, headers?: Record<string, string>) => unchanged(() => h.api('POST', path, body, headers));
@@ -251,23 +249,21 @@ describe('rejected requests answer 400/404/413/415 in the error envelope and wri
     }
     A.agent2 = await created('/api/office/agents', { workspace_id: A.ws, name: 'Alpha second', role: 'worker' });
     A.approval = await created('/api/office/approvals', { requested_by_agent_id: A.agent, title: 'Pending' });
-    db = new Database(h.dbPath, { readonly: true });
     // Let the seed's events be delivered and their outbox rows cleared before anything is counted.
     await h.scheduler.events.idle();
-    await h.waitFor(() => counts().event_outbox === 0, 'the seed events to be acknowledged');
+    await h.waitFor(async () => (await counts()).event_outbox === 0, 'the seed events to be acknowledged');
   });
   afterAll(async () => {
-    db?.close();
     await h?.stop();
   });
 
   it('the row counter sees the server\'s commits (so "unchanged" below means nothing was written)', async () => {
-    const before = counts();
+    const before = await counts();
     expect(before.workspaces).toBe(2);
     expect(before.tasks).toBe(2);
     const res = await h.api('POST', '/api/office/workspaces', { name: 'Counted' });
     expect(res.status).toBe(201);
-    expect(counts()).toEqual({ ...before, workspaces: before.workspaces! + 1 });
+    expect(await counts()).toEqual({ ...before, workspaces: before.workspaces! + 1 });
   });
 
   describe('POST /api/office/workspaces', () => {

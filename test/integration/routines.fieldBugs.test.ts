@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { ServiceError } from '../../src/services/errors.js';
 import { apiClient } from '../helpers/client.js';
 import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { sqliteFaults } from '../helpers/storage.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -67,9 +67,9 @@ describe('deleting an agent settles its routine runs (item 7)', () => {
 
     // The rows as an earlier version left them (its deletion cancelled the wakeup, not the routine
     // run), on a database that has not been upgraded yet.
-    const db = (h.scheduler.store as SqliteStore).db;
-    db.prepare('UPDATE office_routine_runs SET outcome = NULL, completed_at = NULL WHERE id = ?').run(leaked.id);
-    db.prepare("DELETE FROM schema_migrations WHERE name = '0011_settle_leaked_routine_runs.sql'").run();
+    const db = sqliteFaults(h.scheduler.store);
+    db.run('UPDATE office_routine_runs SET outcome = NULL, completed_at = NULL WHERE id = ?', leaked.id);
+    db.run("DELETE FROM schema_migrations WHERE name = '0011_settle_leaked_routine_runs.sql'");
     expect((await fire(otherRoutine.id)).routine_run).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached' });
 
     await h.restart();

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measureWakeupCost } from '../../bench/statementsPerWakeup.js';
 import { startHarness, seedAgent, type Harness } from '../helpers/harness.js';
@@ -45,15 +44,14 @@ describe('statement budget', () => {
     h = await startHarness({}, new Map([['noop', async () => ({})]]));
     const { workspaceId, agentId } = await seedAgent(h, { executor: { kind: 'function', name: 'noop' } });
     await h.scheduler.events.idle();
-    const db = new Database(h.dbPath, { readonly: true });
-    try {
-      const task = await h.scheduler.services.tasks.createTask({ workspace_id: workspaceId, title: 'T', assignee_agent_instance_id: agentId });
-      // Read at once from another connection: no subscriber after commit has had a turn yet.
-      const wakeups = db.prepare("SELECT source FROM agent_wakeup_requests WHERE task_id = ?").all(task.id);
-      expect(wakeups).toEqual([{ source: 'task_assigned' }]);
-      expect(db.prepare('SELECT type FROM event_outbox').all()).toEqual([]);
-    } finally {
-      db.close();
-    }
+    const task = await h.scheduler.services.tasks.createTask({ workspace_id: workspaceId, title: 'T', assignee_agent_instance_id: agentId });
+    // Both read at once (each call reads before it returns), from the inspector's own connection:
+    // no subscriber after commit has had a turn yet.
+    const [wakeups, outbox] = await Promise.all([
+      h.inspect.rows('agent_wakeup_requests', { task_id: task.id }, { columns: ['source'] }),
+      h.inspect.rows('event_outbox', {}, { columns: ['type'] }),
+    ]);
+    expect(wakeups).toEqual([{ source: 'task_assigned' }]);
+    expect(outbox).toEqual([]);
   });
 });

@@ -8,10 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { apiClient } from '../helpers/client.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { heldRun, metricValue } from '../helpers/storage.js';
+import { heldRun, metricValue, sqliteFaults } from '../helpers/storage.js';
 
 let h: Harness | undefined;
 let dir: string | undefined;
@@ -24,8 +23,7 @@ afterEach(async () => {
 
 const { getWakeup, getAgent, listRuns } = apiClient(() => h);
 
-const sqlite = (harness: Harness) => harness.scheduler.store as SqliteStore;
-const setReadOnly = (harness: Harness, on: boolean) => sqlite(harness).db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`);
+const setReadOnly = (harness: Harness, on: boolean) => sqliteFaults(harness.scheduler.store).setReadOnly(on);
 const readyStatus = async (harness: Harness) => (await harness.api('GET', '/readyz')).status;
 
 /** A held run whose session ends after the database became read-only, so its finish cannot be recorded. */
