@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +5,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Workspace } from '../../src/domain/types.js';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { createInspector, createStore } from '../../src/persistence/createStore.js';
+import type { Inspector } from '../../src/persistence/inspector.js';
+import type { Store } from '../../src/persistence/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { sqliteFaults } from '../helpers/storage.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -21,20 +23,23 @@ function tempDbPath(): string {
   return join(dir, 'office.db');
 }
 
-function openStore(path: string, publish: (events: DomainEvent[]) => void, now: () => number = () => Date.now()): SqliteStore {
-  const store = new SqliteStore({ path, synchronous: 'NORMAL', now, publish });
+function openStore(path: string, publish: (events: DomainEvent[]) => void, now: () => number = () => Date.now()): Store {
+  const store = createStore({ dbPath: path, sqliteSync: 'NORMAL' }, { now, publish });
   cleanups.push(() => store.close());
   return store;
 }
 
-/** A second connection: what any other reader of the file sees. */
-function reader(path: string): Database.Database {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  cleanups.push(() => db.close());
-  return db;
+/**
+ * A second connection: what any other reader of the file sees. Its SQLite reads happen when called,
+ * so a synchronous callback (publish, a subscriber) can take a reading and await it later.
+ */
+function reader(path: string): Inspector {
+  const inspect = createInspector({ dbPath: path });
+  cleanups.push(() => inspect.close());
+  return inspect;
 }
 
-const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (inspect: Inspector, table: string) => inspect.count(table);
 
 function workspace(id: string): Workspace {
   return { id, name: id, timezone: 'UTC', recovery_lookback_hours: 24, default_executor: null, created_at: 1, updated_at: 1 };
@@ -57,8 +62,8 @@ describe('domain events leave only with a committed transaction', () => {
     expect(publish).not.toHaveBeenCalled();
     expect(afterCommit).not.toHaveBeenCalled();
     const db = reader(path);
-    expect(count(db, 'event_outbox')).toBe(0);
-    expect(count(db, 'workspaces')).toBe(0);
+    expect(await count(db, 'event_outbox')).toBe(0);
+    expect(await count(db, 'workspaces')).toBe(0);
   });
 
   it('a transaction that fails on a constraint after emitting publishes nothing', async () => {
@@ -74,18 +79,17 @@ describe('domain events leave only with a committed transaction', () => {
     })).rejects.toThrow(/UNIQUE|PRIMARY KEY/i);
 
     expect(publish).not.toHaveBeenCalled();
-    expect(count(reader(path), 'event_outbox')).toBe(0);
+    expect(await count(reader(path), 'event_outbox')).toBe(0);
   });
 
   it('a committed transaction publishes its events exactly once, after the commit is visible to other connections', async () => {
     const path = tempDbPath();
-    let db!: Database.Database;
-    const seenAtPublish: { workspaceRows: number; outboxIds: number[] }[] = [];
+    let db!: Inspector;
+    const seenAtPublish: Promise<{ workspaceRows: number; outboxIds: number[] }>[] = [];
     const publish = vi.fn((events: DomainEvent[]) => {
-      seenAtPublish.push({
-        workspaceRows: (db.prepare("SELECT COUNT(*) AS n FROM workspaces WHERE id = 'ws_committed'").get() as { n: number }).n,
-        outboxIds: (db.prepare('SELECT id FROM event_outbox ORDER BY id').all() as { id: number }[]).map((r) => r.id),
-      });
+      const workspaceRows = db.count('workspaces', { id: 'ws_committed' });
+      const outboxIds = db.rows<{ id: number }>('event_outbox', {}, { columns: ['id'], orderBy: 'id' });
+      seenAtPublish.push(Promise.all([workspaceRows, outboxIds]).then(([n, rows]) => ({ workspaceRows: n, outboxIds: rows.map((r) => r.id) })));
       return events;
     });
     const store = openStore(path, publish, () => 5_000);
@@ -97,7 +101,7 @@ describe('domain events leave only with a committed transaction', () => {
       tx.emit('task.created', { task_id: 'tsk_a', workspace_id: 'ws_committed' });
       tx.emit('task.assigned', { task_id: 'tsk_a', workspace_id: 'ws_committed', agent_id: 'agt_1', previous_agent_id: null });
       // Before COMMIT another connection must not see the write: the check below is meaningful.
-      visibleInsideTransaction = count(db, 'workspaces');
+      visibleInsideTransaction = await count(db, 'workspaces');
       expect(publish).not.toHaveBeenCalled();
     });
 
@@ -107,7 +111,7 @@ describe('domain events leave only with a committed transaction', () => {
     expect(events.map((e) => e.type)).toEqual(['task.created', 'task.assigned']);
     expect(events[0]).toMatchObject({ type: 'task.created', payload: { task_id: 'tsk_a', workspace_id: 'ws_committed' }, at: 5_000 });
     // At the moment of publishing, the write and the outbox rows (the events' ids) are committed.
-    expect(seenAtPublish).toEqual([{ workspaceRows: 1, outboxIds: events.map((e) => e.id) }]);
+    expect(await Promise.all(seenAtPublish)).toEqual([{ workspaceRows: 1, outboxIds: events.map((e) => e.id) }]);
 
     // Further work on the store does not publish the same events again.
     await store.transaction(async (tx) => tx.workspaces.get('ws_committed'));
@@ -129,18 +133,18 @@ describe('the wired scheduler delivers committed events to subscribers and clear
     cleanups.push(() => scheduler.stop());
     await scheduler.start({ listen: false });
     const db = reader(path);
-    const seen: { taskId: string; rowVisible: boolean }[] = [];
+    const seen: Promise<{ taskId: string; rowVisible: boolean }>[] = [];
     scheduler.events.on('task.created', (event) => {
-      const row = db.prepare('SELECT id FROM tasks WHERE id = ?').get(event.payload.task_id);
-      seen.push({ taskId: event.payload.task_id, rowVisible: row !== undefined });
+      const rows = db.rows('tasks', { id: event.payload.task_id }, { columns: ['id'] });
+      seen.push(rows.then((found) => ({ taskId: event.payload.task_id, rowVisible: found.length === 1 })));
     });
 
     const ws = await scheduler.services.org.createWorkspace({ name: 'Events' });
     const task = await scheduler.services.tasks.createTask({ workspace_id: ws.id, title: 'Observe me' });
     await scheduler.events.idle();
 
-    expect(seen).toEqual([{ taskId: task.id, rowVisible: true }]);
-    await vi.waitFor(() => expect(count(db, 'event_outbox')).toBe(0));
+    expect(await Promise.all(seen)).toEqual([{ taskId: task.id, rowVisible: true }]);
+    await vi.waitFor(async () => expect(await count(db, 'event_outbox')).toBe(0));
   });
 
   it('a service call that fails validation publishes nothing', async () => {
@@ -155,8 +159,8 @@ describe('the wired scheduler delivers committed events to subscribers and clear
     await expect(scheduler.services.tasks.createTask({ workspace_id: ws.id, title: 'Bad', parent_id: 'tsk_missing' })).rejects.toThrow(/not found/);
     await scheduler.events.idle();
     expect(subscriber).not.toHaveBeenCalled();
-    expect(count(reader(path), 'event_outbox')).toBe(0);
-    expect(count(reader(path), 'tasks')).toBe(0);
+    expect(await count(reader(path), 'event_outbox')).toBe(0);
+    expect(await count(reader(path), 'tasks')).toBe(0);
   });
 });
 
@@ -182,14 +186,14 @@ describe('an event left in the outbox by a crash is replayed at boot', () => {
 
     // The "crashed" process: it commits the assignment with its event, and dies before delivering it.
     const assignedAt = Date.now();
-    const crashed = new SqliteStore({ path: h.dbPath, synchronous: 'NORMAL', now: () => assignedAt, publish: () => undefined });
+    const crashed = createStore({ dbPath: h.dbPath, sqliteSync: 'NORMAL' }, { now: () => assignedAt, publish: () => undefined });
     await crashed.transaction(async (tx) => {
       await tx.tasks.update(taskId, { assignee_agent_instance_id: agentId, updated_at: assignedAt });
       tx.emit('task.assigned', { task_id: taskId, workspace_id: workspaceId, agent_id: agentId, previous_agent_id: null });
     });
     // Older than the recovery lookback, so the boot recovery sweep cannot be what wakes the agent.
-    crashed.db.prepare('UPDATE tasks SET created_at = ? WHERE id = ?').run(assignedAt - 48 * 3_600_000, taskId);
-    const outboxRow = crashed.db.prepare('SELECT * FROM event_outbox').all() as { id: number; type: string; payload: string; created_at: number }[];
+    sqliteFaults(crashed).run('UPDATE tasks SET created_at = ? WHERE id = ?', assignedAt - 48 * 3_600_000, taskId);
+    const outboxRow = await h.inspect.rows<{ id: number; type: string; payload: string; created_at: number }>('event_outbox');
     await crashed.close();
     expect(outboxRow).toHaveLength(1);
     expect(await taskAssignedWakeups(agentId, taskId)).toEqual([]);
@@ -201,7 +205,7 @@ describe('an event left in the outbox by a crash is replayed at boot', () => {
     }, 'the replayed task_assigned wakeup');
     expect(wakeup.idempotency_key).toBe(`task_assigned:${taskId}:${assignedAt}:${outboxRow[0]!.id}`);
     const db = reader(h.dbPath);
-    await h.waitFor(() => count(db, 'event_outbox') === 0, 'the replayed event to be acknowledged');
+    await h.waitFor(async () => (await count(db, 'event_outbox')) === 0, 'the replayed event to be acknowledged');
     await h.waitFor(async () => {
       const w = await h.api('GET', `/api/office/wakeups/${wakeup.id}`);
       return TERMINAL.includes(w.body.status);
@@ -209,14 +213,13 @@ describe('an event left in the outbox by a crash is replayed at boot', () => {
     expect(await taskAssignedWakeups(agentId, taskId)).toHaveLength(1);
 
     // Crash after handling but before the acknowledgement: the very same event is in the outbox again.
-    const writer = new Database(h.dbPath);
-    writer.pragma('busy_timeout = 5000');
+    const writer = sqliteFaults(h.dbPath);
     const row = outboxRow[0]!;
-    writer.prepare('INSERT INTO event_outbox (id, type, payload, created_at) VALUES (?, ?, ?, ?)').run(row.id, row.type, row.payload, row.created_at);
+    writer.run('INSERT INTO event_outbox (id, type, payload, created_at) VALUES (?, ?, ?, ?)', row.id, row.type, row.payload, row.created_at);
     writer.close();
 
     await h.restart();
-    await h.waitFor(() => count(db, 'event_outbox') === 0, 'the second replay to be acknowledged');
+    await h.waitFor(async () => (await count(db, 'event_outbox')) === 0, 'the second replay to be acknowledged');
     await h.scheduler.events.idle();
     const after = await taskAssignedWakeups(agentId, taskId);
     expect(after).toHaveLength(1);
