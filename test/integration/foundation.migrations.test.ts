@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,9 @@ import { loadConfig } from '../../src/config.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { openDatabase } from '../../src/persistence/sqlite/database.js';
 import { loadMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
-import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { createStore } from '../../src/persistence/createStore.js';
+import type { Store } from '../../src/persistence/store.js';
+import { sqliteFaults, type SqliteFaults } from '../helpers/storage.js';
 
 const SPEC_TABLES = [
   'agent_wakeup_requests', 'runs', 'office_routines', 'office_routine_triggers', 'office_routine_runs',
@@ -29,18 +30,19 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function tablesOf(db: Database.Database): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+function tablesOf(db: SqliteFaults): string[] {
+  return db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name);
 }
 
-function inspect(path: string): Database.Database {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+/** A connection of its own on the file: what the schema and the migration records look like from outside. */
+function inspect(path: string): SqliteFaults {
+  const db = sqliteFaults(path);
   toClose.push(db);
   return db;
 }
 
-function newStore(path: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): SqliteStore {
-  const store = new SqliteStore({ path, synchronous, now: () => Date.now(), publish: () => undefined });
+function newStore(path: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): Store {
+  const store = createStore({ dbPath: path, sqliteSync: synchronous }, { now: () => Date.now(), publish: () => undefined });
   toClose.push(store);
   return store;
 }
@@ -62,13 +64,13 @@ describe('migrations on an empty SQLite file', () => {
 
   it('gives runs the columns attempt, wakeup_id, result_json, assembled_prompt, summary_injected and context_snapshot', () => {
     newStore(dbPath);
-    const columns = (inspect(dbPath).prepare('PRAGMA table_info(runs)').all() as { name: string }[]).map((c) => c.name);
+    const columns = inspect(dbPath).all<{ name: string }>('PRAGMA table_info(runs)').map((c) => c.name);
     for (const column of RUN_COLUMNS) expect(columns, `runs.${column}`).toContain(column);
   });
 
   it('records each applied migration once in schema_migrations, in version order', () => {
     newStore(dbPath);
-    const rows = inspect(dbPath).prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    const rows = inspect(dbPath).all('SELECT version, name FROM schema_migrations ORDER BY version');
     expect(rows).toEqual(loadMigrations().map((m) => ({ version: m.version, name: m.name })));
   });
 });
@@ -76,11 +78,11 @@ describe('migrations on an empty SQLite file', () => {
 describe('migrations on a second boot', () => {
   it('apply nothing, raise no error and leave schema_migrations and the schema exactly as they were', async () => {
     const first = newStore(dbPath);
-    first.db.prepare("INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_keep', 'Keep', 1, 1)").run();
+    sqliteFaults(first).run("INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_keep', 'Keep', 1, 1)");
     await first.close();
-    const reader = new Database(dbPath, { readonly: true });
-    const migrationsBefore = reader.prepare('SELECT * FROM schema_migrations ORDER BY version').all();
-    const schemaBefore = reader.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
+    const reader = sqliteFaults(dbPath);
+    const migrationsBefore = reader.all('SELECT * FROM schema_migrations ORDER BY version');
+    const schemaBefore = reader.all('SELECT type, name, sql FROM sqlite_master ORDER BY name');
     reader.close();
 
     // The second boot, through the store as the server does it...
@@ -91,9 +93,9 @@ describe('migrations on a second boot', () => {
     expect(migrate(db)).toEqual([]);
 
     const after = inspect(dbPath);
-    expect(after.prepare('SELECT * FROM schema_migrations ORDER BY version').all()).toEqual(migrationsBefore);
-    expect(after.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schemaBefore);
-    expect(after.prepare("SELECT name FROM workspaces WHERE id = 'ws_keep'").get()).toEqual({ name: 'Keep' });
+    expect(after.all('SELECT * FROM schema_migrations ORDER BY version')).toEqual(migrationsBefore);
+    expect(after.all('SELECT type, name, sql FROM sqlite_master ORDER BY name')).toEqual(schemaBefore);
+    expect(after.get("SELECT name FROM workspaces WHERE id = 'ws_keep'")).toEqual({ name: 'Keep' });
   });
 
   it('apply only a migration added since the last boot', () => {
@@ -103,7 +105,7 @@ describe('migrations on a second boot', () => {
     migrate(db, shipped);
     const added = { version: 9999, name: '9999_added_later.sql', sql: 'CREATE TABLE added_later (id INTEGER PRIMARY KEY);' };
     expect(migrate(db, [...shipped, added])).toEqual(['9999_added_later.sql']);
-    expect(tablesOf(db)).toContain('added_later');
+    expect(tablesOf(inspect(dbPath))).toContain('added_later');
     expect(migrate(db, [...shipped, added])).toEqual([]);
   });
 
@@ -113,20 +115,20 @@ describe('migrations on a second boot', () => {
     const good = { version: 1, name: '0001_good.sql', sql: 'CREATE TABLE good_one (id INTEGER PRIMARY KEY);' };
     const bad = { version: 2, name: '0002_bad.sql', sql: 'CREATE TABLE bad_one (id INTEGER PRIMARY KEY); THIS IS NOT SQL;' };
     expect(() => migrate(db, [good, bad])).toThrow();
-    expect(tablesOf(db)).not.toContain('good_one');
-    expect(tablesOf(db)).not.toContain('bad_one');
+    expect(tablesOf(inspect(dbPath))).not.toContain('good_one');
+    expect(tablesOf(inspect(dbPath))).not.toContain('bad_one');
     expect(db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 0 });
   });
 });
 
 describe('connection pragmas', () => {
   it('open in WAL mode with foreign keys on and synchronous=NORMAL (1) by default', () => {
-    const store = newStore(dbPath, loadConfig({}).sqliteSync);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+    const store = sqliteFaults(newStore(dbPath, loadConfig({}).sqliteSync));
+    expect(store.pragma('journal_mode')).toBe('wal');
+    expect(store.pragma('foreign_keys')).toBe(1);
+    expect(store.pragma('synchronous')).toBe(1);
     // WAL is a property of the file: another connection sees it too.
-    expect(inspect(dbPath).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(inspect(dbPath).pragma('journal_mode')).toBe('wal');
   });
 
   it('use synchronous=FULL (2) when OFFICE_SQLITE_SYNC=FULL', async () => {
@@ -134,16 +136,16 @@ describe('connection pragmas', () => {
       config: loadConfig({ OFFICE_DB: dbPath, OFFICE_SQLITE_SYNC: 'FULL', OFFICE_LOG_LEVEL: 'silent', OFFICE_PORT: '0' }),
     });
     toClose.push({ close: () => scheduler.stop() });
-    const db = (scheduler.store as SqliteStore).db;
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const db = sqliteFaults(scheduler.store);
+    expect(db.pragma('synchronous')).toBe(2);
+    expect(db.pragma('journal_mode')).toBe('wal');
+    expect(db.pragma('foreign_keys')).toBe(1);
   });
 
   it('enforce foreign keys: a project pointing at a missing workspace is refused', () => {
-    const store = newStore(dbPath);
-    expect(() => store.db.prepare(
-      "INSERT INTO projects (id, workspace_id, name, created_at, updated_at) VALUES ('p1', 'ws_missing', 'P', 1, 1)").run(),
+    const store = sqliteFaults(newStore(dbPath));
+    expect(() => store.run(
+      "INSERT INTO projects (id, workspace_id, name, created_at, updated_at) VALUES ('p1', 'ws_missing', 'P', 1, 1)"),
     ).toThrow(/FOREIGN KEY/);
   });
 });
