@@ -8,6 +8,7 @@ import type { InspectionEvent } from 'xstate';
 import { createAfterRun } from './dispatch/afterRun.js';
 import { RunPipeline } from './dispatch/pipeline.js';
 import { RecoverySweep } from './dispatch/recovery.js';
+import { AgentOwnership, newOwnerId } from './actors/ownership.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
@@ -70,7 +71,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   let bus!: EventBus;
   let supervisor!: Supervisor;
   let triggers!: TriggerSupervisor;
+  // One owner per boot: with SQLite this process owns every agent (it takes them all at start).
+  const owner = newOwnerId();
   const store = createStore(config, {
+    owner,
     now: () => clock.now(),
     publish: (events) => bus.publish(events),
     durable: (type) => bus.needsOutbox(type),
@@ -82,6 +86,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const outbox = new OutboxAcknowledger(store, log);
   bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work) });
 
+  const ownership = new AgentOwnership({ store, log }, owner);
   const feed = createLiveFeed();
   const notifier = new LiveNotifier(() => supervisor, feed, log);
   const deps = { store, clock, config, log };
@@ -91,11 +96,13 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups });
-  const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId));
+  const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
+    (tx, agentId) => ownership.takeWithin(tx, agentId));
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });
 
   const pipeline = new RunPipeline({
-    store, clock, config, log, wakeups,
+    store, clock, config, log, wakeups, owner,
+    fenceOf: (agentId) => ownership.fenceOf(agentId),
     launch: new AnnouncingLauncher(executors, feed).launch,
     stopLeftoverSessions,
     random: options.random ?? Math.random,
@@ -104,12 +111,12 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     agentChanged: notifier.agentChanged,
   });
   supervisor = new Supervisor({
-    store, clock, log, inspect: options.inspect,
-    process: (wakeupId) => pipeline.process(wakeupId),
+    store, clock, log, ownership, inspect: options.inspect,
+    process: (wakeupId, fence) => pipeline.process(wakeupId, fence),
     onActorChange: notifier.actorChanged,
   });
   triggers = new TriggerSupervisor({
-    store, clock, log, routines, inspect: options.inspect,
+    store, clock, log, routines, owner, inspect: options.inspect,
     onFired: notifier.routineFired,
   });
   registerSubscribers(bus, { store, clock, log, wakeups });
@@ -124,8 +131,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     app, store, events: bus, config, supervisor, triggers, recovery, feed,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
+      // First take every agent (fencing out a dead process's leases): recovery touches only what this process owns.
+      await ownership.takeAll();
       await pipeline.recoverAfterCrash();
-      bus.replay(await store.read((tx) => tx.outbox.pending()));
+      await bus.replayUndelivered(owner, { takeOver: true });
       await supervisor.boot();
       await triggers.boot();
       if (startOptions.listen !== false) {

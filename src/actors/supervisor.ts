@@ -1,7 +1,8 @@
 /**
  * The supervisor: a plain registry of independent root actors, one per agent (not children of
  * one machine, which grows quadratically). It routes wakeups and agent changes to the right actor,
- * hands claimed wakeups to the pipeline, and stores each actor's snapshot after it changes.
+ * hands claimed wakeups to the pipeline, and stores each actor's snapshot after it changes. It runs
+ * the actors of the agents this process owns (see AgentOwnership), and each claim carries its fence.
  */
 import type { Logger } from 'pino';
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
@@ -9,9 +10,10 @@ import type { Agent, Wakeup } from '../domain/types.js';
 import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
 import { sleepUntil, type Clock } from '../machines/clock.js';
 import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
-import type { Store } from '../persistence/store.js';
+import type { Fence, Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from '../dispatch/pipeline.js';
+import type { AgentOwnership } from './ownership.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 
 const SNAPSHOT_KIND = 'agent';
@@ -35,7 +37,10 @@ export interface SupervisorDeps {
   store: Store;
   clock: Clock;
   log: Logger;
-  process: (wakeupId: string) => Promise<DispatchOutcome>;
+  /** Which agents this process owns, and at which epoch. */
+  ownership: AgentOwnership;
+  /** Claims and runs one wakeup of `agentId`, fenced by `fence`. */
+  process: (wakeupId: string, fence: Fence) => Promise<DispatchOutcome>;
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** Told whenever an agent actor's view changes (the live feed). */
   onActorChange?: ((agentId: string, view: ReturnType<typeof describeAgentActor>) => void) | undefined;
@@ -92,11 +97,12 @@ export class Supervisor implements WakeupNotifier {
     return this.actors.size;
   }
 
-  /** Restores every agent's actor from its snapshot, then reconciles it with the rows. */
+  /** Restores the actor of every agent this process owns from its snapshot, then reconciles it with the rows. */
   async boot(): Promise<void> {
+    const { owner } = this.deps.ownership;
     const { agents, snapshots, open } = await this.deps.store.read(async (tx) => ({
-      agents: await tx.agents.listLive(),
-      snapshots: await tx.snapshots.all(SNAPSHOT_KIND),
+      agents: await tx.agents.listLive(owner),
+      snapshots: await tx.snapshots.all(SNAPSHOT_KIND, owner),
       open: await tx.wakeups.listOpen(),
     }));
     // A wakeup parked behind a checkout is offered like any queued one: boot recovery has released
@@ -106,7 +112,7 @@ export class Supervisor implements WakeupNotifier {
       this.start(agent, snapshots.get(agent.id));
       this.reconcile(agent, openByAgent.get(agent.id) ?? []);
     }
-    this.deps.log.info({ agents: agents.length, open_wakeups: open.length }, 'agent actors restored');
+    this.deps.log.info({ owner, agents: agents.length, open_wakeups: open.length }, 'agent actors restored');
   }
 
   addAgent(agent: Agent): void {
@@ -189,10 +195,12 @@ export class Supervisor implements WakeupNotifier {
   }
 
   private dispatch(agentId: string, wakeupId: string): void {
+    const fence = this.deps.ownership.fenceOf(agentId);
     // The machine is mid-transition when it calls this; the pipeline's answer arrives as a new event.
-    this.deps.process(wakeupId).then(
+    this.deps.process(wakeupId, fence).then(
       (outcome) => {
         this.pipelineErrors.delete(wakeupId);
+        if (outcome.claimed === false) this.explainRefusedClaim(agentId, wakeupId, fence);
         this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt);
       },
       (error) => {
@@ -204,6 +212,12 @@ export class Supervisor implements WakeupNotifier {
         this.ended(agentId, wakeupId, false, this.deps.clock.now() + delay);
       },
     );
+  }
+
+  /** A claim that found nothing is logged when ownership was the reason (off the hot path: one read). */
+  private explainRefusedClaim(agentId: string, wakeupId: string, fence: Fence): void {
+    this.deps.ownership.explainRefusedClaim(agentId, wakeupId, fence, this.deps.clock.now())
+      .catch((error: unknown) => this.deps.log.warn({ err: error, agent_id: agentId, wakeup_id: wakeupId }, 'could not read the lease of a refused claim'));
   }
 
   private ended(agentId: string, wakeupId: string, ranSession: boolean, retryAt: number | null): void {

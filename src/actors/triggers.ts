@@ -25,6 +25,8 @@ export interface TriggerSupervisorDeps {
   clock: Clock;
   log: Logger;
   routines: RoutineService;
+  /** The owner this process acts as: a trigger's snapshot is restored by the owner of its routine's assignee. */
+  owner: string;
   inspect?: ((event: InspectionEvent) => void) | undefined;
   onFired?: ((routineId: string) => void) | undefined;
 }
@@ -80,7 +82,7 @@ export class TriggerSupervisor implements RoutineChangeListener {
   async boot(): Promise<void> {
     const { live, snapshots } = await this.deps.store.read(async (tx) => ({
       live: await tx.routines.liveScheduleTriggers(),
-      snapshots: await tx.snapshots.all(SNAPSHOT_KIND),
+      snapshots: await tx.snapshots.all(SNAPSHOT_KIND, this.deps.owner),
     }));
     for (const { trigger, routine } of live) this.start(trigger, routine, snapshots.get(trigger.id));
     this.deps.log.info({ triggers: live.length }, 'trigger actors restored');

@@ -5,6 +5,7 @@
 import { backoffDelayMs } from '../domain/backoff.js';
 import type { Run } from '../domain/types.js';
 import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
+import type { Fence } from '../persistence/store.js';
 import type { LeftoverSession, SessionIdentity } from './launch.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
@@ -13,6 +14,8 @@ import { prepareDispatch, type Preparation } from './prepare.js';
 export interface DispatchOutcome {
   ranSession: boolean;
   retryAt: number | null;
+  /** False when the claim found nothing: the wakeup was gone, or its agent's lease is not this fence's. */
+  claimed?: boolean;
 }
 
 /** The text a run left `running` by a dead process carries into failure handling. */
@@ -36,18 +39,18 @@ export class RunPipeline {
   }
 
   /** Claims and runs one wakeup. After close() nothing new is claimed: the row stays queued for the next boot. */
-  process(wakeupId: string): Promise<DispatchOutcome> {
+  process(wakeupId: string, fence: Fence): Promise<DispatchOutcome> {
     if (this.closing) return Promise.resolve({ ranSession: false, retryAt: null });
-    const work = this.processOne(wakeupId);
+    const work = this.processOne(wakeupId, fence);
     this.processing.add(work);
     void work.finally(() => this.processing.delete(work)).catch(() => undefined);
     return work;
   }
 
-  private async processOne(wakeupId: string): Promise<DispatchOutcome> {
+  private async processOne(wakeupId: string, fence: Fence): Promise<DispatchOutcome> {
     const { store, clock } = this.ctx;
-    const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now()));
-    if (prepared.kind === 'gone') return { ranSession: false, retryAt: null };
+    const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now(), fence));
+    if (prepared.kind === 'gone') return { ranSession: false, retryAt: null, claimed: false };
     if (prepared.kind === 'deferred') return { ranSession: false, retryAt: prepared.until };
     if (prepared.kind === 'waiting') return { ranSession: false, retryAt: null };
     if (prepared.kind === 'ended') {
@@ -160,13 +163,13 @@ export class RunPipeline {
    */
   async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
-    const unfinished = await store.read((tx) => tx.runs.listUnfinished());
+    const unfinished = await store.read((tx) => tx.runs.listUnfinished(this.ctx.owner));
     await this.ctx.stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
       const now = clock.now();
       let interrupted = 0;
       let requeued = 0;
-      for (const run of await tx.runs.listUnfinished()) {
+      for (const run of await tx.runs.listUnfinished(this.ctx.owner)) {
         const wakeup = await tx.wakeups.get(run.wakeup_id);
         if (run.status === 'queued' || !wakeup) {
           await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
@@ -187,7 +190,7 @@ export class RunPipeline {
         await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null });
         requeued++;
       }
-      for (const agent of await tx.agents.listLive()) {
+      for (const agent of await tx.agents.listLive(this.ctx.owner)) {
         if (agent.status === 'working') await tx.agents.update(agent.id, { status: 'idle' });
       }
       if (interrupted || requeued) log.warn({ interrupted, requeued }, 'recovered work left behind by a stopped process');

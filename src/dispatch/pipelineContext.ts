@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
-import type { Store, Tx } from '../persistence/store.js';
+import type { Fence, Store, Tx } from '../persistence/store.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
 
@@ -13,6 +13,10 @@ export interface PipelineContext {
   config: Config;
   log: Logger;
   wakeups: WakeupService;
+  /** The owner this process acts as: recovery after a crash touches only the agents it holds. */
+  owner: string;
+  /** The fence of an agent's claims and finishes: this owner at the epoch it holds the agent with. */
+  fenceOf: (agentId: string) => Fence;
   launch: Launch;
   /** At boot, before unfinished runs are settled: no session of theirs may still run. */
   stopLeftoverSessions: StopLeftoverSessions;

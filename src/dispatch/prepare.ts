@@ -12,7 +12,7 @@ import { hashRunToken } from '../domain/runTokens.js';
 import { routineSummaryScope } from '../domain/summary.js';
 import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
 import { isIdleSkippable } from '../domain/wakeupSources.js';
-import type { Tx } from '../persistence/store.js';
+import type { Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
 import { budgetStandings, dailyCapOf } from '../services/budgetStanding.js';
@@ -34,8 +34,8 @@ export type Preparation =
 /** The session an agent CLI may resume: one per (task, agent) pair. */
 export const sessionKeyOf = (taskId: string | null, agentId: string) => (taskId ? `task:${taskId}:agent:${agentId}` : null);
 
-export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: string, now: number): Promise<Preparation> {
-  const wakeup = await tx.wakeups.claim(wakeupId, now);
+export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: string, now: number, fence: Fence): Promise<Preparation> {
+  const wakeup = await tx.wakeups.claim(wakeupId, now, fence);
   if (!wakeup) return { kind: 'gone' };
   const end = (status: 'finished' | 'cancelled' | 'skipped' | 'failed', fields: Partial<Wakeup>, agentChanged = false) =>
     endWakeup(ctx, tx, wakeup, status, fields, now).then(() => ({ kind: 'ended' as const, wakeup, agentChanged }));

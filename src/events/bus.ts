@@ -15,6 +15,9 @@ export type TransactionalSubscriber<K extends EventType> = (tx: Tx, event: Event
  */
 export const SUBSCRIBER_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000];
 
+/** How many undelivered events one take from the outbox claims. */
+export const OUTBOX_BATCH = 500;
+
 export interface EventBusOptions {
   /** Retry waits are deadlines on this clock (tests drive it by hand). */
   clock: Clock;
@@ -86,7 +89,29 @@ export class EventBus {
     for (const subscriber of this.transactional.get(event.type) ?? []) await subscriber(tx, event);
   }
 
-  /** Events found in the outbox at boot: delivered like committed ones, their in-transaction subscribers included. */
+  /**
+   * At boot: takes the events earlier owners left in the outbox for `owner`, a batch at a time,
+   * oldest first (with SQLite every other owner is dead: `takeOver`), and delivers them like committed
+   * ones. The claim lasts as long as this owner; events it writes meanwhile are its own already, so
+   * no batch returns one. Returns how many it took.
+   */
+  async replayUndelivered(owner: string, options: { batchSize?: number; takeOver: boolean }): Promise<number> {
+    const { transaction } = this.options;
+    if (!transaction) throw new Error('taking undelivered events needs the bus\'s transaction option');
+    const limit = options.batchSize ?? OUTBOX_BATCH;
+    let taken = 0;
+    for (;;) {
+      const now = this.options.clock.now();
+      const batch = await transaction((tx) => tx.outbox.take(owner, { limit, now, claimUntil: null, takeOver: options.takeOver }));
+      taken += batch.length;
+      this.replay(batch);
+      if (batch.length < limit) break;
+    }
+    if (taken > 0) this.log.info({ owner, events: taken }, 'took undelivered events from the outbox; delivering them again');
+    return taken;
+  }
+
+  /** Events taken from the outbox: delivered like committed ones, their in-transaction subscribers included. */
   replay(events: DomainEvent[]): void {
     for (const event of events) {
       this.pending++;

@@ -63,6 +63,7 @@ export interface Tx {
   readonly routines: RoutineRepo;
   readonly snapshots: SnapshotRepo;
   readonly outbox: OutboxRepo;
+  readonly leases: LeaseRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
    * before it commits; the others see it only after commit (from the outbox row it leaves).
@@ -90,8 +91,8 @@ export interface AgentRepo {
   insert(agent: Agent): Promise<void>;
   get(id: string): Promise<Agent | undefined>;
   list(filter: { workspace_id?: string | undefined }): Promise<Agent[]>;
-  /** Every live agent, for booting the actors. */
-  listLive(): Promise<Agent[]>;
+  /** Every live agent this owner holds the lease of, for booting the actors. */
+  listLive(owner: string): Promise<Agent[]>;
   update(id: string, patch: Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
   coordinatorOf(workspaceId: string): Promise<Agent | undefined>;
   /**
@@ -205,8 +206,12 @@ export interface WakeupRepo {
   findCoalesceTarget(agentId: string, source: string, since: number): Promise<Wakeup | undefined>;
   /** The agent's wakeup whose run exists but has not started (claimed, or waiting for a retry). */
   findUnstartedRun(agentId: string): Promise<Wakeup | undefined>;
-  /** The atomic claim: one UPDATE from queued (or a due retry) to claimed. */
-  claim(id: string, at: number): Promise<Wakeup | undefined>;
+  /**
+   * The atomic claim: one UPDATE from queued (or a due retry) to claimed, fenced: only while `fence`
+   * still holds the lease of the wakeup's agent (same owner, same epoch, not expired at `at`).
+   * Undefined when the wakeup is not claimable or the fence is stale.
+   */
+  claim(id: string, at: number, fence: Fence): Promise<Wakeup | undefined>;
   update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
@@ -244,8 +249,8 @@ export interface RunRepo {
   recordProgress(runId: string, taskId: string, since: number, progressActions: boolean): Promise<boolean>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
-  /** Runs a dead process left queued or running. */
-  listUnfinished(): Promise<Run[]>;
+  /** Runs left queued or running, of the agents this owner holds: what a dead owner left behind. */
+  listUnfinished(owner: string): Promise<Run[]>;
   countStartedSince(agentId: string, since: number): Promise<number>;
   /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
   recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
@@ -292,16 +297,81 @@ export interface RoutineRepo {
   assignmentWakeupIdOf(taskId: string): Promise<string | undefined>;
 }
 
+/**
+ * Who may act on an agent: the owner that holds its lease, at the epoch it took it with. Statements
+ * that act for an owner (a claim, a finish) carry it as a condition, never as a separate read.
+ */
+export interface Fence {
+  owner_id: string;
+  epoch: number;
+}
+
+export interface AgentLease extends Fence {
+  agent_id: string;
+  /** Null: never expires (SQLite: the next boot takes it over). */
+  expires_at: number | null;
+}
+
+/**
+ * Agent ownership. Each operation is one statement, so it is atomic however many owners call it at
+ * once: the epoch of an agent grows by one each time it changes hands (an INSERT … ON CONFLICT DO
+ * UPDATE that reads and bumps it in the same row lock), and every lease returned is the row as that
+ * statement left it. Reads of other repositories scoped by owner (listLive, listUnfinished,
+ * snapshots.all) see the leases of the same transaction.
+ */
+export interface LeaseRepo {
+  /**
+   * Takes every live agent (and every deleted one that still has a queued or running run) for
+   * `owner`, whoever held it, epoch + 1 each (1 for an agent never leased): the SQLite boot, where
+   * the database lock proves every earlier owner dead. Returns the leases taken.
+   */
+  takeAll(owner: string, expiresAt: number | null): Promise<AgentLease[]>;
+  /** Takes one agent for `owner` (epoch + 1, or 1): a new agent, in the transaction that creates it. */
+  take(agentId: string, owner: string, expiresAt: number | null): Promise<AgentLease>;
+  /** An agent's lease, whoever holds it. */
+  leaseOf(agentId: string): Promise<AgentLease | undefined>;
+  /** The leases `owner` holds, expired or not. */
+  held(owner: string): Promise<AgentLease[]>;
+  /** Ends `owner`'s leases at `at` (all of them, or those of `agentIds`), keeping their epochs; returns how many. */
+  release(owner: string, at: number, agentIds?: readonly string[]): Promise<number>;
+}
+
 export interface SnapshotRepo {
   save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number): Promise<void>;
   get(actorId: string): Promise<unknown | undefined>;
-  all(kind: string): Promise<Map<string, unknown>>;
+  /**
+   * The snapshots of one kind whose actor this owner holds: an agent's snapshot is owned with the
+   * agent, a schedule trigger's with its routine's assignee.
+   */
+  all(kind: SnapshotKind, owner: string): Promise<Map<string, unknown>>;
   delete(actorId: string): Promise<void>;
 }
 
+/** The actors whose snapshots are stored, and the agent whose lease owns each. */
+export type SnapshotKind = 'agent' | 'trigger';
+
+export interface OutboxTake {
+  /** At most this many events, oldest first. */
+  limit: number;
+  now: number;
+  /** The taken claim lasts until then; null: as long as its owner (SQLite). */
+  claimUntil: number | null;
+  /**
+   * Also take events another owner claimed, whatever their claim says: every other owner is dead
+   * (SQLite's boot, where the database lock proves it; the counterpart of `leases.takeAll`).
+   */
+  takeOver: boolean;
+}
+
 export interface OutboxRepo {
-  /** Events not yet delivered, oldest first; parked ones are not among them. */
-  pending(): Promise<DomainEvent[]>;
+  /**
+   * Takes a batch of undelivered events for `owner`, oldest first: unclaimed ones, ones whose claim
+   * expired at `now` (or, with `takeOver`, claimed by another owner). One UPDATE … RETURNING, so two
+   * concurrent takes never return the same event. Parked events are never taken. The events a
+   * process writes are claimed by it from the start (see the store's `owner` option): it delivers
+   * them itself after commit.
+   */
+  take(owner: string, batch: OutboxTake): Promise<DomainEvent[]>;
   remove(ids: number[]): Promise<void>;
   /** Keeps a poisoned event for inspection and out of every later replay. */
   park(id: number, error: string, at: number): Promise<void>;

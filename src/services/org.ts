@@ -58,6 +58,8 @@ export class OrgService {
     private readonly notifier: WakeupNotifier,
     /** After a resume commits: the recovery sweep dispatches the agent's open tasks (pinned: nothing is replayed). */
     private readonly agentResumed: (agentId: string) => void,
+    /** Takes the lease of a new agent for this process, inside the transaction that creates it. */
+    private readonly takeAgent: (tx: Tx, agentId: string) => Promise<void>,
   ) {}
 
   createWorkspace(body: z.output<typeof CreateWorkspaceBody>): Promise<Workspace> {
@@ -128,6 +130,7 @@ export class OrgService {
         updated_at: now,
       };
       await tx.agents.insert(agent);
+      await this.takeAgent(tx, agent.id);
       tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
       if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(tx, agent);
       return agent;

@@ -52,7 +52,10 @@ export class SqliteAgents implements AgentRepo {
       ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at', [filter.workspace_id])
       : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at LIMIT 1000');
   }
-  async listLive() { return this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL'); }
+  async listLive(owner: string) {
+    return this.table.many(
+      'SELECT a.* FROM agent_instances a JOIN agent_leases l ON l.agent_id = a.id AND l.owner_id = ? WHERE a.deleted_at IS NULL', [owner]);
+  }
   async update(id: string, patch: Partial<Agent>) { this.table.update(id, patch); }
   async markRunFinished(id: string, at: number) {
     this.sql.run(

@@ -50,8 +50,10 @@ export class SqliteRuns implements RunRepo {
        ORDER BY created_at DESC, id DESC LIMIT 1`, [agentId, taskId]));
   }
 
-  async listUnfinished() {
-    return this.table.many("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at").map((run) => strip(run)!);
+  async listUnfinished(owner: string) {
+    return this.table.many(
+      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = ?
+       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at`, [owner]).map((run) => strip(run)!);
   }
 
   async countStartedSince(agentId: string, since: number) {

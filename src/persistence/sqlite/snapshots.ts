@@ -1,5 +1,14 @@
-import type { SnapshotRepo } from '../store.js';
+import type { SnapshotKind, SnapshotRepo } from '../store.js';
 import type { Sql } from './sql.js';
+
+/**
+ * The agent whose lease owns a snapshot row `s`: the agent itself, or a schedule trigger's routine's
+ * assignee (read now, so a reassigned routine's trigger follows its new assignee).
+ */
+const OWNING_AGENT = `CASE s.kind WHEN 'trigger' THEN (
+    SELECT r.assignee_agent_instance_id FROM office_routine_triggers t JOIN office_routines r ON r.id = t.routine_id
+    WHERE t.id = s.actor_id)
+  ELSE s.actor_id END`;
 
 export class SqliteSnapshots implements SnapshotRepo {
   constructor(private readonly sql: Sql) {}
@@ -15,8 +24,11 @@ export class SqliteSnapshots implements SnapshotRepo {
     const row = this.sql.get<{ snapshot: string }>('SELECT snapshot FROM actor_snapshots WHERE actor_id = ?', [actorId]);
     return row ? JSON.parse(row.snapshot) : undefined;
   }
-  async all(kind: string) {
-    const rows = this.sql.all<{ actor_id: string; snapshot: string }>('SELECT actor_id, snapshot FROM actor_snapshots WHERE kind = ?', [kind]);
+  async all(kind: SnapshotKind, owner: string) {
+    const rows = this.sql.all<{ actor_id: string; snapshot: string }>(
+      `SELECT s.actor_id, s.snapshot FROM actor_snapshots s
+       JOIN agent_leases l ON l.agent_id = ${OWNING_AGENT} AND l.owner_id = @owner
+       WHERE s.kind = @kind`, { kind, owner });
     return new Map(rows.map((row) => [row.actor_id, JSON.parse(row.snapshot) as unknown]));
   }
   async delete(actorId: string) { this.sql.run('DELETE FROM actor_snapshots WHERE actor_id = ?', [actorId]); }

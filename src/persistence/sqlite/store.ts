@@ -12,6 +12,7 @@ import { SqliteBudgets } from './budgets.js';
 import { openDatabase } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
+import { SqliteLeases } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
 import { SqliteSnapshots } from './snapshots.js';
 import { SqliteSummaries } from './summaries.js';
@@ -62,6 +63,8 @@ export interface SqliteStoreOptions {
    * work and before it commits, so what they write commits or rolls back with it.
    */
   withinTransaction?: (tx: Tx, event: DomainEvent) => Promise<void>;
+  /** The owner this process acts as: the outbox rows it writes are claimed by it, since it delivers them itself. */
+  owner?: string;
   /** Told about a failure of the store's own machinery (not of a unit of work). */
   onFatal?: (error: unknown) => void;
   /** Timers of the storage probe and the idle checkpoint (the scheduler passes its clock); the wall clock if absent. */
@@ -127,6 +130,7 @@ export class SqliteStore implements Store {
       routines: new SqliteRoutines(this.sql),
       snapshots: new SqliteSnapshots(this.sql),
       outbox: new SqliteOutbox(this.sql),
+      leases: new SqliteLeases(this.sql),
     };
   }
 
@@ -397,12 +401,12 @@ export class SqliteStore implements Store {
 
   private writableTx(events: DomainEvent[], callbacks: (() => void)[]): Tx {
     const outbox = this.repos.outbox;
-    const { now, durable } = this.options;
+    const { now, durable, owner = null } = this.options;
     return {
       ...this.repos,
       emit<K extends EventType>(type: K, payload: EventOf<K>['payload']) {
         const at = now();
-        const id = !durable || durable(type) ? outbox.record(type, payload, at) : NO_OUTBOX_ROW;
+        const id = !durable || durable(type) ? outbox.record(type, payload, at, owner) : NO_OUTBOX_ROW;
         events.push({ id, type, payload, at } as DomainEvent);
       },
       afterCommit(callback: () => void) {

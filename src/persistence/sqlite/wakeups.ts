@@ -1,5 +1,6 @@
 import type { Wakeup } from '../../domain/types.js';
-import type { WakeupFilter, WakeupRepo } from '../store.js';
+import type { Fence, WakeupFilter, WakeupRepo } from '../store.js';
+import { fencedBy } from './leases.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
 
@@ -60,10 +61,11 @@ export class SqliteWakeups implements WakeupRepo {
     return wakeup as Wakeup;
   }
 
-  async claim(id: string, at: number) {
+  async claim(id: string, at: number, fence: Fence) {
     return this.table.one(
       `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
-       WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') RETURNING *`, { id, at });
+       WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy('agent_wakeup_requests.agent_id')}
+       RETURNING *`, { id, at, owner: fence.owner_id, epoch: fence.epoch });
   }
 
   async update(id: string, patch: Partial<Wakeup>) { this.table.update(id, patch); }

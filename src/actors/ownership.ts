@@ -1,0 +1,71 @@
+/**
+ * This process's ownership of agents: its owner id and the epoch of each agent lease it holds. The
+ * leases are rows (agent_leases); this keeps the epochs it took, so a claim carries its fence without
+ * reading it. With SQLite the one process owns every agent: at boot it takes them all, which fences
+ * out whatever a dead process held, and it takes each new agent in the transaction that creates it.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { AgentLease, Fence, Store, Tx } from '../persistence/store.js';
+import { newId } from '../services/ids.js';
+
+/** An owner id per boot, readable in logs and rows: `own_<host>_<pid>_<unique>`. */
+export function newOwnerId(): string {
+  const host = hostname().replace(/[^A-Za-z0-9-]/g, '-').slice(0, 40) || 'host';
+  return `${newId('own')}_${host}_${process.pid}`;
+}
+
+export class AgentOwnership {
+  private readonly epochs = new Map<string, number>();
+
+  constructor(private readonly deps: { store: Store; log: Logger }, readonly owner: string = newOwnerId()) {}
+
+  /**
+   * Takes every agent for this process, epoch + 1 each, in one statement: whatever an earlier
+   * process held is fenced out (the database lock proves it dead). Never expires.
+   */
+  async takeAll(): Promise<AgentLease[]> {
+    const leases = await this.deps.store.transaction((tx) => tx.leases.takeAll(this.owner, null));
+    this.epochs.clear();
+    for (const lease of leases) this.epochs.set(lease.agent_id, lease.epoch);
+    const epochs = leases.map((lease) => lease.epoch);
+    this.deps.log.info({
+      owner: this.owner, agents: leases.length,
+      epoch_min: epochs.length ? Math.min(...epochs) : null, epoch_max: epochs.length ? Math.max(...epochs) : null,
+    }, 'took over every agent: leases of earlier owners are fenced out');
+    return leases;
+  }
+
+  /** Takes a new agent inside the transaction that creates it; its epoch is kept once that commits. */
+  async takeWithin(tx: Tx, agentId: string): Promise<void> {
+    const lease = await tx.leases.take(agentId, this.owner, null);
+    tx.afterCommit(() => {
+      this.epochs.set(agentId, lease.epoch);
+      this.deps.log.info({ owner: this.owner, agent_id: agentId, epoch: lease.epoch }, 'took the lease of a new agent');
+    });
+  }
+
+  /** The fence of an agent's claims. Epoch 0 when this process holds no lease on it: every fenced statement refuses it. */
+  fenceOf(agentId: string): Fence {
+    return { owner_id: this.owner, epoch: this.epochs.get(agentId) ?? 0 };
+  }
+
+  holds(agentId: string): boolean {
+    return this.epochs.has(agentId);
+  }
+
+  /**
+   * Explains a claim that found nothing, when the reason is ownership: another owner took the agent
+   * (a newer epoch) or this process never held it. One read, only on that path.
+   */
+  async explainRefusedClaim(agentId: string, wakeupId: string, fence: Fence, at: number): Promise<void> {
+    const lease = await this.deps.store.read((tx) => tx.leases.leaseOf(agentId));
+    const current = lease !== undefined && lease.owner_id === fence.owner_id && lease.epoch === fence.epoch
+      && (lease.expires_at === null || lease.expires_at > at);
+    if (current) return;
+    this.deps.log.warn({
+      owner: fence.owner_id, epoch: fence.epoch, agent_id: agentId, wakeup_id: wakeupId,
+      holder: lease?.owner_id ?? null, holder_epoch: lease?.epoch ?? null, lease_expires_at: lease?.expires_at ?? null,
+    }, 'claim fenced out: this process does not hold the agent at this epoch, so the wakeup is left to its owner');
+  }
+}

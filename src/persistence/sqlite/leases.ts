@@ -1,0 +1,56 @@
+import type { AgentLease, LeaseRepo } from '../store.js';
+import type { Sql } from './sql.js';
+
+/** Insert-or-bump: the epoch is read and raised inside the statement's own write, never in JavaScript. */
+const BUMP = `ON CONFLICT (agent_id) DO UPDATE SET owner_id = excluded.owner_id, epoch = agent_leases.epoch + 1,
+  expires_at = excluded.expires_at
+  RETURNING agent_id, owner_id, epoch, expires_at`;
+
+export class SqliteLeases implements LeaseRepo {
+  constructor(private readonly sql: Sql) {}
+
+  async takeAll(owner: string, expiresAt: number | null) {
+    // A deleted agent whose run was left queued or running is taken too: its run must still be settled.
+    return this.sql.all<AgentLease>(
+      `INSERT INTO agent_leases (agent_id, owner_id, epoch, expires_at)
+       SELECT a.id, @owner, 1, @expires FROM agent_instances a
+       WHERE a.deleted_at IS NULL
+          OR EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.status IN ('queued', 'running'))
+       ${BUMP}`, { owner, expires: expiresAt });
+  }
+
+  async take(agentId: string, owner: string, expiresAt: number | null) {
+    const lease = this.sql.get<AgentLease>(
+      `INSERT INTO agent_leases (agent_id, owner_id, epoch, expires_at) VALUES (@agent, @owner, 1, @expires) ${BUMP}`,
+      { agent: agentId, owner, expires: expiresAt });
+    return lease!;
+  }
+
+  async leaseOf(agentId: string) {
+    return this.sql.get<AgentLease>('SELECT agent_id, owner_id, epoch, expires_at FROM agent_leases WHERE agent_id = ?', [agentId]);
+  }
+
+  async held(owner: string) {
+    return this.sql.all<AgentLease>(
+      'SELECT agent_id, owner_id, epoch, expires_at FROM agent_leases WHERE owner_id = ? ORDER BY agent_id', [owner]);
+  }
+
+  async release(owner: string, at: number, agentIds?: readonly string[]) {
+    // The epoch stays: whoever takes the agent next bumps it, so this owner's fence stays stale.
+    return agentIds
+      ? this.sql.run(
+        `UPDATE agent_leases SET expires_at = @at
+         WHERE owner_id = @owner AND agent_id IN (SELECT value FROM json_each(@ids))`,
+        { owner, at, ids: JSON.stringify(agentIds) }).changes
+      : this.sql.run('UPDATE agent_leases SET expires_at = @at WHERE owner_id = @owner', { owner, at }).changes;
+  }
+}
+
+/**
+ * The fence as a condition of a statement acting on `agentColumn`'s agent: the lease is this
+ * owner's, at this epoch, and has not expired at `@at`. Binds @owner, @epoch and @at.
+ */
+export function fencedBy(agentColumn: string): string {
+  return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
+    AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > @at))`;
+}

@@ -1,0 +1,95 @@
+/**
+ * Ownership through the real server: a server is killed with SIGKILL in the middle of a run, and the
+ * next one takes its agents over at a higher epoch (fencing the dead one out) before it recovers
+ * the run it left, exactly as before leases existed.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentPidsOf, killAgentsOf, startServer } from '../crash/harness.js';
+import { FIXTURES, request, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { killServer } from '../helpers/processes.js';
+
+type Server = Awaited<ReturnType<typeof startServer>>;
+
+let dir: string | null = null;
+let token: string | null = null;
+let first: Server | null = null;
+let second: Harness | null = null;
+
+afterEach(async () => {
+  if (first) await killServer(first);
+  first = null;
+  await second?.stop();
+  second = null;
+  if (token) killAgentsOf(token);
+  token = null;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = null;
+});
+
+/** The owner a server logged when it took `agentId`'s lease (its pino lines are JSON on stdout). */
+function ownerThatTook(output: string, agentId: string): { owner: string; epoch: number } | undefined {
+  for (const line of output.split('\n')) {
+    if (!line.includes(agentId) || !line.includes('took the lease of a new agent')) continue;
+    const entry = JSON.parse(line) as { owner: string; epoch: number };
+    return { owner: entry.owner, epoch: entry.epoch };
+  }
+  return undefined;
+}
+
+describe('agent ownership across a restart', () => {
+  it('GIVEN a server killed mid-run WHEN the next one starts THEN it takes the agent over at a higher epoch, the dead owner holds nothing, and the run is interrupted and retried as before', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'office-owners-'));
+    token = randomUUID();
+    const started = join(dir, 'started');
+    const dbPath = join(dir, 'office.db');
+    first = await startServer({
+      OFFICE_DB: dbPath, OFFICE_PORT: '0', OFFICE_LOG_LEVEL: 'info', OFFICE_BACKOFF: '200ms', OFFICE_BACKOFF_JITTER: '0',
+      OFFICE_RECOVERY_SWEEP_SEC: '0', FIXTURE_SLEEP_MS: '30000',
+    });
+    const api = (method: string, path: string, body?: unknown) => request(first!.url, method, path, body);
+    const ws = await api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agent = await api('POST', '/api/office/agents', {
+      workspace_id: ws.body.id, name: 'Worker', role: 'worker', cooldown_sec: 0,
+      executor: {
+        kind: 'command', command: process.execPath, args: [join(FIXTURES, 'sleep.mjs'), `--crash-token=${token}`],
+        env: { FIXTURE_STARTED_DIR: started },
+      },
+    });
+    expect(agent.status).toBe(201);
+    const agentId: string = agent.body.id;
+    const task = await api('POST', '/api/office/tasks', { workspace_id: ws.body.id, title: 'Migrate the billing DB', assignee_agent_instance_id: agentId });
+    expect(task.status).toBe(201);
+
+    const marker = await waitFor(() => (existsSync(started) ? readdirSync(started).find((f) => f.endsWith('.started')) : undefined), 'the agent to start');
+    const runId = marker.replace(/\.started$/, '');
+    const wakeupId: string = (await api('GET', `/api/office/runs/${runId}`)).body.wakeup_id;
+    const dead = await waitFor(() => ownerThatTook(first!.output(), agentId), 'the first server to log the new agent\'s lease');
+    expect(dead.epoch).toBe(1);
+
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    first = null;
+    if (process.platform === 'linux') await waitFor(() => agentPidsOf(token!).length === 0, 'the session to die with its server', 7_000);
+
+    second = await startHarness({ OFFICE_DB: dbPath, OFFICE_BACKOFF: '200ms' });
+    const { store } = second.scheduler;
+    const lease = await store.read((tx) => tx.leases.leaseOf(agentId));
+    expect(lease).toMatchObject({ agent_id: agentId, epoch: 2, expires_at: null });
+    expect(lease!.owner_id).not.toBe(dead.owner);
+    expect(lease!.owner_id).toMatch(new RegExp(`_${process.pid}$`));
+    expect(await store.read((tx) => tx.leases.held(dead.owner))).toEqual([]);
+
+    const wakeup = await second.waitFor(async () => {
+      const w = (await second!.api('GET', `/api/office/wakeups/${wakeupId}`)).body;
+      return w.status === 'finished' || w.status === 'failed' ? w : null;
+    }, 'the wakeup to end after the restart');
+    expect(wakeup).toMatchObject({ status: 'finished', retry_count: 1 });
+    expect((await second.api('GET', `/api/office/runs/${runId}`)).body).toMatchObject({ status: 'interrupted', error: expect.stringMatching(/interrupted/) });
+    const runs = (await second.api('GET', `/api/office/runs?agent_id=${agentId}`)).body as { id: string; status: string; attempt: number }[];
+    expect(runs.map((r) => [r.status, r.attempt]).sort()).toEqual([['interrupted', 1], ['succeeded', 2]]);
+  });
+});
