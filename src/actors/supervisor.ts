@@ -130,7 +130,8 @@ export class Supervisor implements WakeupNotifier {
       await this.deps.store.transaction((tx) => tx.snapshots.delete(agentId));
       return;
     }
-    if (!actor) return this.addAgent(agent);
+    // An agent another owner holds has its actor there, not here.
+    if (!actor) return this.deps.ownership.holds(agentId) ? this.addAgent(agent) : undefined;
     actor.send({ type: 'SETTINGS_CHANGED', settings: settingsOf(agent), at: this.deps.clock.now() });
   }
 

@@ -7,9 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { agentPidsOf, killAgentsOf, startServer } from '../crash/harness.js';
-import { FIXTURES, request, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { FAST_ENV, FIXTURES, request, startHarness, waitFor, type Harness } from '../helpers/harness.js';
 import { killServer } from '../helpers/processes.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
@@ -93,3 +97,58 @@ describe('agent ownership across a restart', () => {
     expect(runs.map((r) => [r.status, r.attempt]).sort()).toEqual([['interrupted', 1], ['succeeded', 2]]);
   });
 });
+
+describe('a claim by a process that no longer holds the agent', () => {
+  let scheduler: Scheduler | null = null;
+  let tmp: string | null = null;
+  afterEach(async () => {
+    await scheduler?.stop();
+    scheduler = null;
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    tmp = null;
+  });
+
+  it('GIVEN another owner took the agent at a higher epoch WHEN a wakeup is offered here THEN the claim is refused and logged, nothing runs, and the wakeup stays queued for its owner', async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'office-fenced-'));
+    const { log, lines } = capturingLogger();
+    let calls = 0;
+    scheduler = await createScheduler({
+      config: loadConfig({ ...FAST_ENV, OFFICE_DB: join(tmp, 'office.db') }),
+      logger: log,
+      functions: new Map([['work', async () => { calls++; return { ok: true, resultJson: {} }; }]]),
+    });
+    const { url } = await scheduler.start();
+    const boot = lines.find((line) => line.msg === 'took over every agent: leases of earlier owners are fenced out')!;
+    expect(boot).toMatchObject({ agents: 0, epoch_min: null, epoch_max: null });
+    const owner = boot.owner as string;
+
+    const ws = await request(url!, 'POST', '/api/office/workspaces', { name: 'Acme' });
+    const agent = await request(url!, 'POST', '/api/office/agents', {
+      workspace_id: ws.body.id, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: { kind: 'function', name: 'work' },
+    });
+    const agentId: string = agent.body.id;
+    expect(lines.find((line) => line.msg === 'took the lease of a new agent' && line.agent_id === agentId)).toMatchObject({ owner, epoch: 1 });
+    const taken = await scheduler.store.transaction((tx) => tx.leases.take(agentId, 'own_other', null));
+    expect(taken.epoch).toBe(2);
+
+    const wake = await request(url!, 'POST', `/api/office/agents/${agentId}/wake`, { reason: 'check the queue' });
+    expect(wake.status).toBe(202);
+    const wakeupId: string = wake.body.wakeup.id;
+    const refused = await waitFor(() => lines.find((line) => line.msg?.toString().startsWith('claim fenced out') && line.wakeup_id === wakeupId), 'the refused claim to be logged');
+    expect(refused).toMatchObject({ owner, epoch: 1, agent_id: agentId, holder: 'own_other', holder_epoch: 2 });
+    expect((await request(url!, 'GET', `/api/office/wakeups/${wakeupId}`)).body).toMatchObject({ status: 'queued', run_id: null, claimed_at: null });
+    expect(calls).toBe(0);
+  });
+});
+
+/** A pino logger whose JSON lines land in `lines`. */
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, stream), lines };
+}
