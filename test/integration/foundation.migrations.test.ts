@@ -121,6 +121,25 @@ describe('migrations on a second boot', () => {
   });
 });
 
+describe('migration 0015 (link positions)', () => {
+  it('numbers the blockers and reviewers written before it in the order they were inserted, not by id', () => {
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    migrate(db, loadMigrations().filter((m) => m.version < 15));
+    db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
+      INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES
+        ('agt_b', 'ws_1', 'B', 'worker', 0, 1, 1), ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
+      INSERT INTO tasks (id, workspace_id, title, created_at, updated_at) VALUES
+        ('tsk_t', 'ws_1', 'T', 1, 1), ('tsk_b', 'ws_1', 'B', 1, 1), ('tsk_a', 'ws_1', 'A', 1, 1);
+      INSERT INTO task_blockers (task_id, blocker_task_id) VALUES ('tsk_t', 'tsk_b'), ('tsk_t', 'tsk_a');
+      INSERT INTO task_reviewers (task_id, agent_id) VALUES ('tsk_t', 'agt_b'), ('tsk_t', 'agt_a');`);
+    expect(migrate(db)).toContain('0015_link_positions.sql');
+    const reader = inspect(dbPath);
+    expect(reader.all('SELECT blocker_task_id AS id, position FROM task_blockers ORDER BY position')).toEqual([{ id: 'tsk_b', position: 0 }, { id: 'tsk_a', position: 1 }]);
+    expect(reader.all('SELECT agent_id AS id, position FROM task_reviewers ORDER BY position')).toEqual([{ id: 'agt_b', position: 0 }, { id: 'agt_a', position: 1 }]);
+  });
+});
+
 describe('connection pragmas', () => {
   it('open in WAL mode with foreign keys on and synchronous=NORMAL (1) by default', () => {
     const store = sqliteFaults(newStore(dbPath, loadConfig({}).sqliteSync));

@@ -374,12 +374,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     describe('tasks: the rest', () => {
-      it('stores a task with its blockers and reviewers in the order given', async () => {
+      it('stores a task with its blockers and reviewers in the order given (not by id)', async () => {
         const { agent } = await seed();
         const ws = agent.workspace_id;
         const [b2, b1] = [taskRow(ws, now), taskRow(ws, now)];
         const reviewer = agentRow(ws, now);
-        const task = taskRow(ws, now, { blocked_by: [b2!.id, b1!.id], reviewers: [reviewer.id, agent.id], assignee_agent_instance_id: agent.id });
+        const task = taskRow(ws, now, { blocked_by: [b1!.id, b2!.id], reviewers: [reviewer.id, agent.id], assignee_agent_instance_id: agent.id });
         await write(async (tx) => {
           await tx.agents.insert(reviewer);
           await tx.tasks.insert(b2!);

@@ -29,8 +29,8 @@ export class SqliteTasks implements TaskRepo {
     // One statement: the links come back as JSON arrays beside the row.
     const row = this.sql.get<Record<string, unknown>>(
       `SELECT t.*,
-         (SELECT json_group_array(blocker_task_id) FROM (SELECT blocker_task_id FROM task_blockers WHERE task_id = t.id ORDER BY rowid)) AS blocked_by,
-         (SELECT json_group_array(agent_id) FROM (SELECT agent_id FROM task_reviewers WHERE task_id = t.id ORDER BY rowid)) AS reviewers
+         (SELECT json_group_array(blocker_task_id) FROM (SELECT blocker_task_id FROM task_blockers WHERE task_id = t.id ORDER BY position)) AS blocked_by,
+         (SELECT json_group_array(agent_id) FROM (SELECT agent_id FROM task_reviewers WHERE task_id = t.id ORDER BY position)) AS reviewers
        FROM tasks t WHERE t.id = ?`, [id]);
     if (!row) return undefined;
     const blocked_by = JSON.parse(row.blocked_by as string) as string[];
@@ -72,7 +72,8 @@ export class SqliteTasks implements TaskRepo {
   }
 
   private insertLinks(table: 'task_blockers' | 'task_reviewers', column: string, taskId: string, ids: string[]) {
-    for (const linked of new Set(ids)) this.sql.run(`INSERT INTO ${table} (task_id, ${column}) VALUES (?, ?)`, [taskId, linked]);
+    [...new Set(ids)].forEach((linked, position) =>
+      this.sql.run(`INSERT INTO ${table} (task_id, ${column}, position) VALUES (?, ?, ?)`, [taskId, linked, position]));
   }
 
   async countActionable(agentId: string) {
@@ -145,8 +146,8 @@ export class SqliteTasks implements TaskRepo {
   }
 
   private withLinks(row: TaskRow): Task {
-    const blocked_by = this.sql.all<{ id: string }>('SELECT blocker_task_id AS id FROM task_blockers WHERE task_id = ? ORDER BY rowid', [row.id]).map((r) => r.id);
-    const reviewers = this.sql.all<{ id: string }>('SELECT agent_id AS id FROM task_reviewers WHERE task_id = ? ORDER BY rowid', [row.id]).map((r) => r.id);
+    const blocked_by = this.sql.all<{ id: string }>('SELECT blocker_task_id AS id FROM task_blockers WHERE task_id = ? ORDER BY position', [row.id]).map((r) => r.id);
+    const reviewers = this.sql.all<{ id: string }>('SELECT agent_id AS id FROM task_reviewers WHERE task_id = ? ORDER BY position', [row.id]).map((r) => r.id);
     return { ...row, blocked_by, reviewers };
   }
 }
