@@ -230,8 +230,12 @@ interface WallClockParts {
   minute: string;
 }
 
-function wallClockParts(now: Date, timezone: string): WallClockParts {
-  let formatter: Intl.DateTimeFormat;
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one (a herd of cron fires resolves thousands). */
+const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function wallClockFormatter(timezone: string): Intl.DateTimeFormat {
+  let formatter = wallClockFormatters.get(timezone);
+  if (formatter) return formatter;
   try {
     formatter = new Intl.DateTimeFormat('en-US', {
       timeZone: timezone,
@@ -245,6 +249,12 @@ function wallClockParts(now: Date, timezone: string): WallClockParts {
   } catch {
     throw new RangeError(`builtinValues: invalid time zone '${timezone}'`);
   }
+  wallClockFormatters.set(timezone, formatter);
+  return formatter;
+}
+
+function wallClockParts(now: Date, timezone: string): WallClockParts {
+  const formatter = wallClockFormatter(timezone);
   if (Number.isNaN(now.getTime())) throw new RangeError(`builtinValues: 'now' is an invalid Date`);
   const fields: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const part of formatter.formatToParts(now)) fields[part.type] = part.value;
