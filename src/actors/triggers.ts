@@ -13,12 +13,18 @@ import type { Store, Tx } from '../persistence/store.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import { ServiceError } from '../services/errors.js';
-import { jitterMsOf, type RoutineChangeListener, type RoutineService } from '../services/routines.js';
+import { jitterMsOf, type CronTicks, type RoutineChangeListener, type RoutineService } from '../services/routines.js';
 
 const SNAPSHOT_KIND = 'trigger';
 /** A broken trigger (database write failing) tries again after this, doubling up to an hour. */
 const FIRE_RETRY_BASE_MS = 5_000;
 const FIRE_RETRY_MAX_MS = 3_600_000;
+/**
+ * Fires claimed and dispatched in one transaction. Large enough that a herd of ten thousand ticks
+ * due in the same second costs a handful of transactions; small enough that one holds the
+ * connection (and the event loop) for a fraction of a second, so requests and runs interleave.
+ */
+const FIRE_BATCH_SIZE = 2_500;
 
 export interface TriggerSupervisorDeps {
   store: Store;
@@ -61,7 +67,8 @@ export class TriggerSupervisor implements RoutineChangeListener {
   private readonly routineIds = new Map<string, string>();
   private readonly snapshots: SnapshotWriter;
 
-  private readonly openingFires: (() => void)[] = [];
+  /** Fires whose timers went off in this turn of the event loop, claimed together in the next. */
+  private readonly dueFires: { input: FireDueInput; resolve: (output: FireDueOutput) => void }[] = [];
   /** One provided machine for every trigger actor (the actor's input says which trigger). */
   private readonly machine: TriggerMachine;
 
@@ -152,60 +159,127 @@ export class TriggerSupervisor implements RoutineChangeListener {
     void this.deps.store.transaction((tx) => tx.snapshots.delete(triggerId)).catch(() => undefined);
   }
 
-  /** Claims the due tick and fires it (and any catch-up ticks) in one transaction. Never rejects. */
   /**
-   * Fires that fall due together (each trigger's timer is its own callback) open their transactions
-   * together, a moment later, so the store commits them as a group rather than one commit per fire.
+   * Fires that fall due together (each trigger's timer is its own callback) are claimed and fired
+   * together, a moment later: the batch goes to the store as a few statements rather than a
+   * transaction per fire. Never rejects.
    */
-  private whenFiresOpen(): Promise<void> {
+  private fireDue(input: FireDueInput): Promise<FireDueOutput> {
     return new Promise((resolve) => {
-      this.openingFires.push(resolve);
-      if (this.openingFires.length === 1) setImmediate(() => { for (const open of this.openingFires.splice(0)) open(); });
+      this.dueFires.push({ input, resolve });
+      if (this.dueFires.length === 1) setImmediate(() => void this.fireWaiting([...this.dueFires.splice(0), ...this.dueBeforeTheirTimers()]));
     });
   }
 
-  private async fireDue(input: FireDueInput): Promise<FireDueOutput> {
+  /**
+   * Triggers already due whose timers have not gone off yet join the batch: timers of one instant
+   * go off over several turns of a busy event loop, and a tick left for a later turn would wait
+   * behind every run the batch wakes. Such an actor is told where its trigger moved instead of
+   * being answered; its own timer, if it goes off first, finds the tick claimed and follows the row.
+   */
+  private dueBeforeTheirTimers(): { input: FireDueInput; resolve: (output: FireDueOutput) => void }[] {
+    const now = this.deps.clock.now();
+    const due: { input: FireDueInput; resolve: (output: FireDueOutput) => void }[] = [];
+    for (const [triggerId, actor] of this.actors) {
+      const snapshot = actor.getSnapshot();
+      const { nextRunAt, jitterMs, notBefore, failures } = snapshot.context;
+      if (snapshot.value !== 'waiting' || nextRunAt === null || Math.max(nextRunAt + jitterMs, notBefore ?? 0) > now) continue;
+      due.push({
+        input: { triggerId, expectedNextRunAt: nextRunAt, failures },
+        resolve: (output) => {
+          if (!output.failed && output.nextRunAt !== nextRunAt) actor.send({ type: 'RESCHEDULE', nextRunAt: output.nextRunAt, jitterMs });
+        },
+      });
+    }
+    return due;
+  }
+
+  /**
+   * Every chunk's transaction is queued at once, so that the runs the first chunk wakes (queued
+   * behind them in the store) cannot delay the fires of the next.
+   */
+  private async fireWaiting(waiting: { input: FireDueInput; resolve: (output: FireDueOutput) => void }[]): Promise<void> {
+    const chunks: (typeof waiting)[] = [];
+    for (let i = 0; i < waiting.length; i += FIRE_BATCH_SIZE) chunks.push(waiting.slice(i, i + FIRE_BATCH_SIZE));
+    await Promise.all(chunks.map(async (chunk) => {
+      const outputs = await this.fireBatch(chunk.map((w) => w.input));
+      chunk.forEach((w, j) => w.resolve(outputs[j]!));
+    }));
+  }
+
+  /**
+   * One transaction for the whole batch. When it fails, each half is tried on its own, down to a
+   * single fire: one broken fire then costs its own tick only, and a fire refused by a rule would be
+   * refused again on every retry, so its tick moves on, recorded as failed.
+   */
+  private async fireBatch(inputs: FireDueInput[]): Promise<FireDueOutput[]> {
     try {
-      await this.whenFiresOpen();
-      const result = await this.deps.store.transaction((tx) => this.fireDueIn(tx, input, null))
+      const results = await this.deps.store.transaction((tx) => this.fireDueIn(tx, inputs, null))
         .catch((error: unknown) => {
-          // A fire refused by a rule would be refused again on every retry: the tick moves on, recorded as failed.
-          if (!(error instanceof ServiceError || error instanceof InvalidWakeupPayloadError)) throw error;
-          return this.deps.store.transaction((tx) => this.fireDueIn(tx, input, error.message));
+          if (inputs.length > 1 || !(error instanceof ServiceError || error instanceof InvalidWakeupPayloadError)) throw error;
+          return this.deps.store.transaction((tx) => this.fireDueIn(tx, inputs, error.message));
         });
-      if (result.routineId) this.deps.onFired?.(result.routineId);
-      return { nextRunAt: result.nextRunAt, notBefore: null, failed: false };
+      for (const result of results) if (result.routineId) this.deps.onFired?.(result.routineId);
+      return results.map((result) => ({ nextRunAt: result.nextRunAt, notBefore: null, failed: false }));
     } catch (error) {
+      if (inputs.length > 1) {
+        const half = Math.ceil(inputs.length / 2);
+        return [...await this.fireBatch(inputs.slice(0, half)), ...await this.fireBatch(inputs.slice(half))];
+      }
+      const input = inputs[0]!;
       const delay = Math.min(FIRE_RETRY_MAX_MS, FIRE_RETRY_BASE_MS * 2 ** input.failures);
       this.deps.log.error({ err: error, trigger_id: input.triggerId, retry_in_ms: delay }, 'cron fire failed; the tick stays unclaimed and is tried again');
-      return { nextRunAt: input.expectedNextRunAt, notBefore: this.deps.clock.now() + delay, failed: true };
+      return [{ nextRunAt: input.expectedNextRunAt, notBefore: this.deps.clock.now() + delay, failed: true }];
     }
   }
 
-  /** With `refused` (the error of a first attempt), each tick is recorded as a failed routine run instead. */
-  private async fireDueIn(tx: Tx, input: FireDueInput, refused: string | null): Promise<{ nextRunAt: number | null; routineId: string | null }> {
+  /**
+   * Reads the batch's triggers, plans each due tick (with catch-up), and hands the plans to the
+   * routine service, which claims and records them in one store operation. With `refused` (the
+   * error of a first attempt), each tick is recorded as a failed routine run instead.
+   */
+  private async fireDueIn(tx: Tx, inputs: FireDueInput[], refused: string | null): Promise<{ nextRunAt: number | null; routineId: string | null }[]> {
     const now = this.deps.clock.now();
-    const trigger = await tx.routines.getTrigger(input.triggerId);
-    const routine = trigger ? await tx.routines.get(trigger.routine_id) : undefined;
-    if (!trigger || !routine || !trigger.enabled || routine.status !== 'active' || trigger.next_run_at === null) {
-      return { nextRunAt: null, routineId: null };
+    const rows = new Map((await tx.routines.scheduleTriggers(inputs.map((input) => input.triggerId))).map((row) => [row.trigger.id, row]));
+    const due: CronTicks[] = [];
+    const plans = new Map<string, Pick<CronTicks, 'nextRunAt' | 'fire' | 'missed'>>();
+    const results = inputs.map((input) => {
+      const row = rows.get(input.triggerId);
+      if (!row || !row.trigger.enabled || row.routine.status !== 'active' || row.trigger.next_run_at === null) {
+        return { nextRunAt: null, routineId: null };
+      }
+      // Another actor or replica already moved past this tick: follow the row, fire nothing.
+      if (row.trigger.next_run_at !== input.expectedNextRunAt) return { nextRunAt: row.trigger.next_run_at, routineId: null };
+      const ticks = this.planFor(row.trigger, row.routine, input.expectedNextRunAt, now, plans);
+      due.push(ticks);
+      return { nextRunAt: ticks.nextRunAt, routineId: row.routine.id };
+    });
+    const claimed = await this.deps.routines.fireCronTicks(tx, due, refused);
+    for (const [i, input] of inputs.entries()) {
+      const result = results[i]!;
+      if (result.routineId === null || claimed.has(input.triggerId)) continue;
+      // Lost the compare-and-set since the read above: follow the row.
+      results[i] = { nextRunAt: (await tx.routines.getTrigger(input.triggerId))?.next_run_at ?? null, routineId: null };
     }
-    // Another actor or replica already moved past this tick: follow the row, fire nothing.
-    if (trigger.next_run_at !== input.expectedNextRunAt) return { nextRunAt: trigger.next_run_at, routineId: null };
-    const plan = planTicks(routine, trigger, trigger.next_run_at, now);
-    const next = nextFireAfter(trigger.cron_expression!, trigger.timezone ?? 'UTC', new Date(Math.max(now, plan.fire[plan.fire.length - 1]!)))?.getTime() ?? null;
-    if (!(await tx.routines.claimTick(trigger.id, input.expectedNextRunAt, next, now))) {
-      const current = await tx.routines.getTrigger(trigger.id);
-      return { nextRunAt: current?.next_run_at ?? null, routineId: null };
+    return results;
+  }
+
+  /**
+   * The ticks to fire and where next_run_at moves. Herds share their schedule (every coordinator's
+   * every-five-minutes heartbeat), so within a batch a plan is computed once per schedule, policy and due tick.
+   */
+  private planFor(
+    trigger: RoutineTrigger, routine: Routine, due: number, now: number, plans: Map<string, Pick<CronTicks, 'nextRunAt' | 'fire' | 'missed'>>,
+  ): CronTicks {
+    const zone = trigger.timezone ?? 'UTC';
+    const key = JSON.stringify([trigger.cron_expression, zone, routine.catch_up_policy, routine.catch_up_max, due]);
+    let plan = plans.get(key);
+    if (!plan) {
+      const { fire, missed } = planTicks(routine, trigger, due, now);
+      const last = fire[fire.length - 1]!;
+      plan = { fire, missed, nextRunAt: nextFireAfter(trigger.cron_expression!, zone, new Date(Math.max(now, last)))?.getTime() ?? null };
+      plans.set(key, plan);
     }
-    for (const [i, tick] of plan.fire.entries()) {
-      // A catch-up tick may have paused the routine (its failure limit): the later ticks are not fired.
-      if (i > 0 && (await tx.routines.get(routine.id))?.status !== 'active') break;
-      const last = i === plan.fire.length - 1;
-      const request = { source: 'cron', triggerId: trigger.id, variables: {}, scheduledFor: tick, missedTicks: last ? plan.missed : null } as const;
-      if (refused === null) await this.deps.routines.fireIn(tx, routine, request);
-      else await this.deps.routines.recordFailedFire(tx, routine, request, refused);
-    }
-    return { nextRunAt: next, routineId: routine.id };
+    return { trigger, routine, expectedNextRunAt: due, ...plan };
   }
 }

@@ -264,6 +264,14 @@ export interface SummaryRepo {
   listForAgent(agentId: string): Promise<ContinuationSummary[]>;
 }
 
+/** One cron tick to claim (compare-and-set on next_run_at) and the routine run that records it. */
+export interface TickClaim {
+  triggerId: string;
+  expectedNextRunAt: number;
+  nextRunAt: number | null;
+  run: RoutineRun;
+}
+
 export interface RoutineRepo {
   insert(routine: Routine): Promise<void>;
   get(id: string): Promise<Routine | undefined>;
@@ -278,19 +286,49 @@ export interface RoutineRepo {
   deleteTrigger(id: string): Promise<void>;
   /** Enabled schedule triggers of active routines, for booting the trigger actors. */
   liveScheduleTriggers(): Promise<{ trigger: RoutineTrigger; routine: Routine }[]>;
+  /** These schedule triggers with their routines (by trigger id; missing ones are left out): one read for a batch of due ticks. */
+  scheduleTriggers(triggerIds: readonly string[]): Promise<{ trigger: RoutineTrigger; routine: Routine }[]>;
   /** Moves next_run_at only if it still holds the tick this caller saw: one fire per tick. */
   claimTick(triggerId: string, expectedNextRunAt: number, nextRunAt: number | null, firedAt: number): Promise<boolean>;
+  /**
+   * Claims a batch of cron ticks and records their routine runs: each claim moves its trigger's
+   * next_run_at only if it still holds `expectedNextRunAt` (the compare-and-set), and the run of each
+   * claim won is inserted unless its (trigger, scheduled_for) already has one. Two statements for the
+   * whole batch; concurrent callers split the ticks between them, each tick claimed and recorded once.
+   * Returns the claims this caller won, in input order, with whether their run was recorded.
+   */
+  claimTicks(claims: readonly TickClaim[], firedAt: number): Promise<{ triggerId: string; recorded: boolean }[]>;
+  /** Inserts the run unless its tick or delivery id already has one (UNIQUE keys); true when inserted. */
   insertRun(run: RoutineRun): Promise<boolean>;
   getRun(id: string): Promise<RoutineRun | undefined>;
   runByDelivery(triggerId: string, deliveryId: string): Promise<RoutineRun | undefined>;
-  /** Frees a delivery id whose idempotency window has passed, so the same id fires again. */
-  retireDelivery(runId: string): Promise<void>;
+  /**
+   * Frees this delivery id if its run started at or before `startedBefore` (its idempotency window
+   * has passed), so the same id fires again: one guarded UPDATE.
+   */
+  retireDeliveryBefore(triggerId: string, deliveryId: string, startedBefore: number): Promise<void>;
   runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
-  updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id'>>): Promise<void>;
+  /** Status and links of a run; its outcome is written only by `settleRun`, which frees its slot. */
+  updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id' | 'outcome'>>): Promise<void>;
+  /**
+   * Writes the outcome of a run whose outcome is still null, which frees the cap slots it holds (in
+   * the same statement, whoever writes an outcome). Undefined when the run had an outcome already
+   * (another path settled it).
+   */
+  settleRun(id: string, patch: Pick<RoutineRun, 'outcome' | 'completed_at'> & Partial<Pick<RoutineRun, 'status' | 'error'>>): Promise<RoutineRun | undefined>;
+  /**
+   * Takes a slot for this run under both routine-run caps (API.md, "Routine-run caps"): the
+   * deployment's and its agent's (null: no cap), each a counter row raised only while below its cap.
+   * False, with nothing taken, when either is full. The slot is the run's until `settleRun` or `releaseRunSlot`.
+   */
+  takeRunSlot(runId: string, agentId: string, caps: { deployment: number; agent: number | null }): Promise<boolean>;
+  /** Gives back the slots a run holds (it ended coalesced or skipped after taking them); false when it held none. */
+  releaseRunSlot(runId: string): Promise<boolean>;
   /** Active routine runs with this fingerprint (API.md, "Active"), oldest first. */
   activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
   /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
   openRunsOf(routineId: string): Promise<RoutineRun[]>;
+  /** Routine runs holding a cap slot, deployment-wide or of one agent: the counter row, not a count over runs. */
   countActiveRuns(filter: { agent_id?: string }): Promise<number>;
   runByTask(taskId: string): Promise<RoutineRun | undefined>;
   /** The first `task_assigned` wakeup of a task: a heavy routine run's own wakeup. */

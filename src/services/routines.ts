@@ -14,7 +14,7 @@ import {
 import type { CreateRoutineBody, PatchRoutineBody, PatchTriggerBody, TriggerBody } from '../domain/schemas.js';
 import { missedTicksLine } from '../domain/prompt.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
-import { TERMINAL_TASK_STATES, type Agent, type Wakeup } from '../domain/types.js';
+import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
@@ -158,10 +158,7 @@ export class RoutineService implements AgentRoutines {
 
   /** Why a fire of this routine cannot reach its assignee, or null when it can. */
   private async assigneeProblem(tx: Tx, routine: Routine): Promise<string | null> {
-    const agent = await tx.agents.get(routine.assignee_agent_instance_id);
-    if (agent && agent.deleted_at === null) return null;
-    return `its assignee agent '${routine.assignee_agent_instance_id}' ${agent ? 'was deleted' : 'does not exist'}; `
-      + 'set assignee_agent_instance_id to a live agent of the workspace';
+    return assigneeProblemOf(routine, await tx.agents.get(routine.assignee_agent_instance_id));
   }
 
   /**
@@ -333,26 +330,26 @@ export class RoutineService implements AgentRoutines {
    */
   private async earlierDelivery(tx: Tx, triggerId: string, deliveryId: string | null, now: number) {
     if (!deliveryId) return undefined;
-    const earlier = await tx.routines.runByDelivery(triggerId, deliveryId);
-    if (!earlier) return undefined;
-    if (now - earlier.started_at < this.deps.config.idempotencyWindowMs) return earlier;
-    await tx.routines.retireDelivery(earlier.id);
-    return undefined;
+    await tx.routines.retireDeliveryBefore(triggerId, deliveryId, now - this.deps.config.idempotencyWindowMs);
+    return tx.routines.runByDelivery(triggerId, deliveryId);
   }
 
-  /** Fires an active routine. A webhook's repeated delivery id was answered before this (fireWebhook). */
-  async fireIn(tx: Tx, stale: Routine, request: FireRequest): Promise<FireResult> {
+  /**
+   * Fires an active routine. A webhook's repeated delivery id was answered before this (fireWebhook).
+   * `recorded`: the run a batch of cron ticks claimed and recorded already (fireCronTicks), which
+   * only needs dispatching.
+   */
+  async fireIn(tx: Tx, stale: Routine, request: FireRequest, recorded?: RoutineRun): Promise<FireResult> {
     const now = this.deps.clock.now();
+    if (recorded) return { routineRun: await this.dispatchRecorded(tx, stale, recorded, request, now), created: true };
     // Read again: an earlier fire in this transaction (a catch-up tick) may have changed it.
     const routine = await this.requireRoutine(tx, stale.id);
     if (routine.status !== 'active') throw conflict(`routine '${routine.id}' is ${routine.status}; it fires only when active`);
     const workspace = (await tx.workspaces.get(routine.workspace_id))!;
-    // A replayed tick is dated by its schedule, not by the replay: {{date}} is the day it was due.
-    const firedFor = new Date(request.scheduledFor ?? now);
-    const resolved = resolveVariables(routine.variables as VariableDecl[], request.variables, firedFor, workspace.timezone);
+    const resolved = this.resolveFor(routine, workspace, request, now);
     if (!resolved.ok && request.source === 'cron') {
       // Nobody is there to answer a 400: the tick is recorded as failed, with the reason.
-      return this.recordFailedFire(tx, routine, request, resolved.errors.map((e) => e.message).join('; '));
+      return this.recordFailedFire(tx, routine, request, resolvedError(resolved));
     }
     if (!resolved.ok) {
       const details = resolved.errors.map((e) => ({ path: `variables.${e.name}`, message: e.message }));
@@ -364,11 +361,63 @@ export class RoutineService implements AgentRoutines {
       const raced = request.deliveryId && request.triggerId ? await tx.routines.runByDelivery(request.triggerId, request.deliveryId) : undefined;
       return { routineRun: raced ?? run, created: false };
     }
+    return { routineRun: await this.dispatchRecorded(tx, routine, run, request, now), created: true };
+  }
+
+  /**
+   * Fires a batch of cron ticks whose triggers the caller saw due: claims every tick and records
+   * its routine run in one store operation, then dispatches each run recorded, in this transaction.
+   * A claim lost to another caller fires nothing. Catch-up ticks after the first (rare: only after
+   * downtime) fire one by one as before, and stop when a failure has paused the routine.
+   * With `refused` (the error of a first attempt), every tick is recorded as a failed run instead.
+   * Returns the ids of the triggers whose tick this caller claimed.
+   */
+  async fireCronTicks(tx: Tx, ticks: readonly CronTicks[], refused: string | null): Promise<Set<string>> {
+    const now = this.deps.clock.now();
+    const workspaces = new Map<string, Promise<Workspace | undefined>>();
+    const workspaceOf = (id: string) => workspaces.get(id) ?? workspaces.set(id, tx.workspaces.get(id)).get(id)!;
+    const prepared = await Promise.all(ticks.map(async (tick) => {
+      const request = cronRequest(tick, 0);
+      const resolved = refused === null
+        ? this.resolveFor(tick.routine, (await workspaceOf(tick.routine.workspace_id))!, request, now) : null;
+      const values = resolved?.ok ? resolved.values : {};
+      return { tick, request, resolved, run: this.newRun(tick.routine, request, values, now) };
+    }));
+    const won = await tx.routines.claimTicks(prepared.map(({ tick, run }) => ({
+      triggerId: tick.trigger.id, expectedNextRunAt: tick.expectedNextRunAt, nextRunAt: tick.nextRunAt, run,
+    })), now);
+    const byTrigger = new Map(prepared.map((p) => [p.tick.trigger.id, p]));
+    for (const { triggerId, recorded } of won) {
+      const { tick, request, resolved, run } = byTrigger.get(triggerId)!;
+      if (recorded) {
+        const error = refused ?? (resolved && !resolved.ok ? resolvedError(resolved) : null);
+        if (error !== null) await this.failRun(tx, tick.routine, run, error, now);
+        else await this.fireIn(tx, tick.routine, request, run);
+      }
+      for (let i = 1; i < tick.fire.length; i++) {
+        // A catch-up tick may have paused the routine (its failure limit): the later ticks are not fired.
+        if ((await tx.routines.get(tick.routine.id))?.status !== 'active') break;
+        const later = cronRequest(tick, i);
+        if (refused === null) await this.fireIn(tx, tick.routine, later);
+        else await this.recordFailedFire(tx, tick.routine, later, refused);
+      }
+    }
+    return new Set(won.map((w) => w.triggerId));
+  }
+
+  /** A replayed tick is dated by its schedule, not by the replay: {{date}} is the day it was due. */
+  private resolveFor(routine: Routine, workspace: Workspace, request: FireRequest, now: number) {
+    return resolveVariables(routine.variables as VariableDecl[], request.variables, new Date(request.scheduledFor ?? now), workspace.timezone);
+  }
+
+  /** A recorded run goes to its agent, or fails when it cannot reach it; the decision is logged. */
+  private async dispatchRecorded(tx: Tx, routine: Routine, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
     // A fire that cannot reach its agent is a failed run, counted like one, never an error that
     // rolls the tick back (a trigger would retry it for ever).
-    const problem = await this.assigneeProblem(tx, routine);
-    if (problem) return { routineRun: await this.failRun(tx, routine, run, `cannot dispatch: ${problem}`, now), created: true };
-    const decided = await this.dispatch(tx, routine, run, request, now);
+    const agent = await tx.agents.get(routine.assignee_agent_instance_id);
+    const problem = assigneeProblemOf(routine, agent);
+    if (problem) return this.failRun(tx, routine, run, `cannot dispatch: ${problem}`, now);
+    const decided = await this.dispatch(tx, routine, agent!, run, request, now);
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: `routine_run_${decided.status}`, routine_id: routine.id,
       agent_id: routine.assignee_agent_instance_id, task_id: decided.linked_task_id, wakeup_id: decided.linked_wakeup_id,
@@ -376,7 +425,7 @@ export class RoutineService implements AgentRoutines {
       message: `routine '${routine.name}' fired (${request.source}): ${decided.status}${decided.skip_reason ? ` (${decided.skip_reason})` : ''}`,
       details: { routine_run_id: run.id, scheduled_for: request.scheduledFor ?? null, on_behalf_of: routine.owner_id },
     }, now);
-    return { routineRun: decided, created: true };
+    return decided;
   }
 
   private newRun(routine: Routine, request: FireRequest, payload: Record<string, unknown>, now: number): RoutineRun {
@@ -403,7 +452,7 @@ export class RoutineService implements AgentRoutines {
 
   private async failRun(tx: Tx, routine: Routine, run: RoutineRun, error: string, now: number): Promise<RoutineRun> {
     const failed: RoutineRun = { ...run, status: 'failed', outcome: 'failed', error, completed_at: now };
-    await tx.routines.updateRun(run.id, { status: failed.status, outcome: failed.outcome, error, completed_at: now });
+    await tx.routines.settleRun(run.id, { status: failed.status, outcome: failed.outcome, error, completed_at: now });
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: 'routine_run_failed', routine_id: routine.id,
       agent_id: routine.assignee_agent_instance_id, actor_type: 'routine', actor_id: routine.owner_id, unattended: run.unattended,
@@ -414,19 +463,26 @@ export class RoutineService implements AgentRoutines {
     return failed;
   }
 
-  private async dispatch(tx: Tx, routine: Routine, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
-    const settle = async (patch: Partial<RoutineRun>) => {
+  /**
+   * The caps come first (a fire at a cap is skipped whatever else holds): the run takes its slot,
+   * and gives it back at once when it ends skipped or coalesced instead of reaching its agent.
+   */
+  private async dispatch(tx: Tx, routine: Routine, agent: Agent, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
+    const settle = async (patch: Partial<Omit<RoutineRun, 'outcome'>>) => {
       await tx.routines.updateRun(run.id, patch);
       return { ...run, ...patch };
+    };
+    const endWithoutAgent = async (patch: Partial<Omit<RoutineRun, 'outcome'>>) => {
+      await tx.routines.releaseRunSlot(run.id);
+      return settle(patch);
     };
     // A missed-ticks note goes with the next fire that reaches the agent, not with a skipped one.
     const missed = combineMissed(routine.carried_missed_ticks, request.missedTicks ?? null);
     const skip = async (reason: string) => {
       if (request.missedTicks?.count) await tx.routines.update(routine.id, { carried_missed_ticks: missed });
-      return settle({ status: 'skipped', skip_reason: reason, completed_at: now });
+      return endWithoutAgent({ status: 'skipped', skip_reason: reason, completed_at: now });
     };
-    const cap = await this.capReached(tx, routine);
-    if (cap) return skip(cap);
+    if (!(await this.takeSlot(tx, run, agent))) return skip('cap_reached');
 
     const active = routine.concurrency_policy === 'always_enqueue' ? [] : await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
     if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') return skip('active_run');
@@ -436,7 +492,7 @@ export class RoutineService implements AgentRoutines {
     if (active.length > 0) {
       const folded = await this.foldIntoActive(tx, routine, active, fire, now);
       if (folded) {
-        return settle({ status: 'coalesced', coalesced_into_run_id: folded.into.id, linked_wakeup_id: folded.wakeup.id, completed_at: now });
+        return endWithoutAgent({ status: 'coalesced', coalesced_into_run_id: folded.into.id, linked_wakeup_id: folded.wakeup.id, completed_at: now });
       }
     }
     if (routine.task_template) {
@@ -451,7 +507,7 @@ export class RoutineService implements AgentRoutines {
     const outcome = await this.wakeups.enqueue(tx, fire, now);
     if (outcome.kind === 'coalesced' || outcome.kind === 'merged_into_run') {
       // Folded into a wakeup that is already on its way: this fire's work is that wakeup's work.
-      return settle({ status: 'coalesced', linked_wakeup_id: outcome.into.id, coalesced_into_run_id: outcome.into.routine_run_id, completed_at: now });
+      return endWithoutAgent({ status: 'coalesced', linked_wakeup_id: outcome.into.id, coalesced_into_run_id: outcome.into.routine_run_id, completed_at: now });
     }
     return settle({ status: 'dispatched', linked_wakeup_id: outcome.wakeup.id });
   }
@@ -481,7 +537,8 @@ export class RoutineService implements AgentRoutines {
     for (const candidate of active) {
       const waiting = await this.waitingWakeupOf(tx, routine, candidate);
       if (!waiting) continue;
-      await this.wakeups.foldRequestInto(tx, aboutTaskOf(candidate), waiting, now);
+      // Null when the wakeup started or ended since it was read: the next candidate is tried.
+      if (!(await this.wakeups.foldRequestInto(tx, aboutTaskOf(candidate), waiting, now))) continue;
       return { into: candidate, wakeup: waiting };
     }
     const heavy = routine.task_template ? active[0] : undefined;
@@ -504,14 +561,15 @@ export class RoutineService implements AgentRoutines {
     return null;
   }
 
-  /** Caps refuse rather than queue without bound: unattended work is the easiest way to overspend. */
-  private async capReached(tx: Tx, routine: Routine): Promise<string | null> {
-    if ((await tx.routines.countActiveRuns({})) >= this.deps.config.maxConcurrentRoutineRuns) return 'cap_reached';
-    const agent = await tx.agents.get(routine.assignee_agent_instance_id);
-    if (agent?.max_concurrent_routine_runs && (await tx.routines.countActiveRuns({ agent_id: agent.id })) >= agent.max_concurrent_routine_runs) {
-      return 'cap_reached';
-    }
-    return null;
+  /**
+   * Caps refuse rather than queue without bound: unattended work is the easiest way to overspend.
+   * The slot is taken atomically under both caps (counter rows raised only below their cap).
+   */
+  private takeSlot(tx: Tx, run: RoutineRun, agent: Agent): Promise<boolean> {
+    return tx.routines.takeRunSlot(run.id, agent.id, {
+      deployment: this.deps.config.maxConcurrentRoutineRuns,
+      agent: agent.max_concurrent_routine_runs || null,
+    });
   }
 
   // Outcomes -----------------------------------------------------------------------------------
@@ -522,8 +580,8 @@ export class RoutineService implements AgentRoutines {
    * comment, a review or a self-wake that happens to end first on that task).
    */
   async recordOutcome(tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean): Promise<void> {
-    const run = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
-      : wakeup.task_id && wakeup.source === 'task_assigned' ? await tx.routines.runByTask(wakeup.task_id) : undefined;
+    // A routine task's assignment wakeups carry its routine run from their enqueue: no other wakeup reads a routine run here.
+    const run = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id) : undefined;
     if (!run) return;
     const succeededHere = outcome === 'succeeded' && sessionRan;
     if (run.status === 'coalesced' && run.coalesced_into_run_id && wakeup.task_id) {
@@ -545,7 +603,8 @@ export class RoutineService implements AgentRoutines {
   }
 
   private async settleRun(tx: Tx, routine: Routine, run: RoutineRun, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) {
-    await tx.routines.updateRun(run.id, { outcome, completed_at: now });
+    // Settled once: a second path ending the same run (it lost the race) changes nothing.
+    if (!(await tx.routines.settleRun(run.id, { outcome, completed_at: now }))) return;
     // "Failed runs in a row" means runs: a fire that never reached a session does not count.
     if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now);
     if (routine.delivery) tx.afterCommit(() => void this.deliver(routine, run.id, outcome));
@@ -602,6 +661,35 @@ export class RoutineService implements AgentRoutines {
     if (!routine) throw notFound('routine', id);
     return routine;
   }
+}
+
+/** The due ticks of one schedule trigger, as its actor saw them: the claim's compare-and-set value and the plan. */
+export interface CronTicks {
+  trigger: RoutineTrigger;
+  routine: Routine;
+  expectedNextRunAt: number;
+  /** Where next_run_at moves when this claim wins. */
+  nextRunAt: number | null;
+  /** The ticks to fire, oldest first: the due one, then any catch-up ticks. */
+  fire: readonly number[];
+  /** Ticks dropped beyond the catch-up cap, reported on the last fire. */
+  missed: MissedTicks | null;
+}
+
+function cronRequest(ticks: CronTicks, index: number): FireRequest {
+  const last = index === ticks.fire.length - 1;
+  return { source: 'cron', triggerId: ticks.trigger.id, variables: {}, scheduledFor: ticks.fire[index]!, missedTicks: last ? ticks.missed : null };
+}
+
+function resolvedError(resolved: { errors: { message: string }[] }): string {
+  return resolved.errors.map((e) => e.message).join('; ');
+}
+
+/** Why a fire of this routine cannot reach its assignee, or null when it can. */
+function assigneeProblemOf(routine: Routine, agent: Agent | undefined): string | null {
+  if (agent && agent.deleted_at === null) return null;
+  return `its assignee agent '${routine.assignee_agent_instance_id}' ${agent ? 'was deleted' : 'does not exist'}; `
+    + 'set assignee_agent_instance_id to a live agent of the workspace';
 }
 
 function templateTexts(template: Routine['task_template']): string[] {

@@ -1,5 +1,5 @@
 import type { Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
-import type { RoutineRepo } from '../store.js';
+import type { RoutineRepo, TickClaim } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
 
@@ -17,6 +17,18 @@ const RUN_COLUMNS = [
   'linked_wakeup_id', 'coalesced_into_run_id', 'dispatch_fingerprint', 'scheduled_for', 'delivery_id', 'outcome',
   'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
 ] as const;
+
+/** The counter rows of the routine-run caps (migration 0013). */
+const DEPLOYMENT_SCOPE = 'deployment';
+const agentScope = (agentId: string) => `agent:${agentId}`;
+
+/** How a run's JSON fields are read back out of the batch insert's JSON (the others are plain values). */
+const RUN_JSON_READ: Partial<Record<(typeof RUN_COLUMNS)[number], string>> = { trigger_payload: "json(value -> '$.trigger_payload')" };
+
+/** A run as the batch insert reads it: booleans as 0/1, as the table stores them. */
+function encodeRun(run: RoutineRun): Record<string, unknown> {
+  return { ...run, unattended: run.unattended ? 1 : 0 };
+}
 
 export class SqliteRoutines implements RoutineRepo {
   private readonly routines: Table<Routine>;
@@ -65,6 +77,20 @@ export class SqliteRoutines implements RoutineRepo {
     });
   }
 
+  async scheduleTriggers(triggerIds: readonly string[]) {
+    const ids = JSON.stringify(triggerIds);
+    const triggers = this.triggers.many(
+      "SELECT * FROM office_routine_triggers WHERE id IN (SELECT value FROM json_each(?)) AND kind = 'schedule'", [ids]);
+    const routines = new Map(this.routines.many(
+      `SELECT * FROM office_routines WHERE id IN
+         (SELECT routine_id FROM office_routine_triggers WHERE id IN (SELECT value FROM json_each(?)))`, [ids])
+      .map((routine) => [routine.id, routine]));
+    return triggers.flatMap((trigger) => {
+      const routine = routines.get(trigger.routine_id);
+      return routine ? [{ trigger, routine }] : [];
+    });
+  }
+
   async claimTick(triggerId: string, expectedNextRunAt: number, nextRunAt: number | null, firedAt: number) {
     return this.sql.run(
       `UPDATE office_routine_triggers SET next_run_at = @next, last_fired_at = @fired, updated_at = @fired
@@ -72,20 +98,83 @@ export class SqliteRoutines implements RoutineRepo {
       { id: triggerId, expected: expectedNextRunAt, next: nextRunAt, fired: firedAt }).changes === 1;
   }
 
+  async claimTicks(claims: readonly TickClaim[], firedAt: number) {
+    if (claims.length === 0) return [];
+    const won = new Set(this.sql.all<{ id: string }>(
+      `UPDATE office_routine_triggers AS t SET next_run_at = c.next, last_fired_at = @fired, updated_at = @fired
+       FROM (SELECT value ->> '$.id' AS id, value ->> '$.expected' AS expected, value ->> '$.next' AS next
+             FROM json_each(@claims)) AS c
+       WHERE t.id = c.id AND t.next_run_at = c.expected
+       RETURNING id`,
+      { claims: JSON.stringify(claims.map((c) => ({ id: c.triggerId, expected: c.expectedNextRunAt, next: c.nextRunAt }))), fired: firedAt },
+    ).map((row) => row.id));
+    const runs = claims.filter((c) => won.has(c.triggerId)).map((c) => c.run);
+    const recorded = new Set(runs.length === 0 ? [] : this.sql.all<{ trigger_id: string }>(
+      `INSERT INTO office_routine_runs (${RUN_COLUMNS.join(', ')})
+       SELECT ${RUN_COLUMNS.map((column) => RUN_JSON_READ[column] ?? `value ->> '$.${column}'`).join(', ')}
+       FROM json_each(?) WHERE true
+       ON CONFLICT DO NOTHING
+       RETURNING trigger_id`, [JSON.stringify(runs.map(encodeRun))]).map((row) => row.trigger_id));
+    return claims.filter((c) => won.has(c.triggerId)).map((c) => ({ triggerId: c.triggerId, recorded: recorded.has(c.triggerId) }));
+  }
+
   async insertRun(run: RoutineRun) { return this.runs.insert(run, 'INSERT OR IGNORE'); }
   async getRun(id: string) { return this.runs.get(id); }
   async runByDelivery(triggerId: string, deliveryId: string) {
     return this.runs.one('SELECT * FROM office_routine_runs WHERE trigger_id = ? AND delivery_id = ?', [triggerId, deliveryId]);
   }
-  async retireDelivery(runId: string) {
+  async retireDeliveryBefore(triggerId: string, deliveryId: string, startedBefore: number) {
     // The id stays readable for audit, but no longer collides with a new delivery.
-    this.sql.run("UPDATE office_routine_runs SET delivery_id = delivery_id || '#expired:' || id WHERE id = ?", [runId]);
+    this.sql.run(
+      `UPDATE office_routine_runs SET delivery_id = delivery_id || '#expired:' || id
+       WHERE trigger_id = ? AND delivery_id = ? AND started_at <= ?`, [triggerId, deliveryId, startedBefore]);
   }
   async runsOf(routineId: string, limit: number) {
     return this.runs.many(
       'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, id DESC LIMIT ?', [routineId, limit]);
   }
-  async updateRun(id: string, patch: Partial<RoutineRun>) { this.runs.update(id, patch); }
+  async updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id' | 'outcome'>>) { this.runs.update(id, patch); }
+
+  async settleRun(id: string, patch: Pick<RoutineRun, 'outcome' | 'completed_at'> & Partial<Pick<RoutineRun, 'status' | 'error'>>) {
+    const settled = this.runs.one(
+      `UPDATE office_routine_runs SET outcome = @outcome, completed_at = @completed_at,
+         status = COALESCE(@status, status), error = COALESCE(@error, error)
+       WHERE id = @id AND outcome IS NULL RETURNING *`,
+      { id, outcome: patch.outcome, completed_at: patch.completed_at, status: patch.status ?? null, error: patch.error ?? null });
+    // The slots it held are freed by the statement itself (trigger routine_run_slots_freed, migration 0013).
+    return settled;
+  }
+
+  async takeRunSlot(runId: string, agentId: string, caps: { deployment: number; agent: number | null }) {
+    if (!this.raiseSlots(DEPLOYMENT_SCOPE, caps.deployment)) return false;
+    if (!this.raiseSlots(agentScope(agentId), caps.agent)) {
+      this.lowerSlots([DEPLOYMENT_SCOPE]);
+      return false;
+    }
+    this.sql.run('INSERT INTO office_routine_run_slot_holders (routine_run_id, agent_id) VALUES (?, ?)', [runId, agentId]);
+    return true;
+  }
+
+  async releaseRunSlot(runId: string) {
+    const holder = this.sql.get<{ agent_id: string }>(
+      'DELETE FROM office_routine_run_slot_holders WHERE routine_run_id = ? RETURNING agent_id', [runId]);
+    if (holder) this.lowerSlots([DEPLOYMENT_SCOPE, agentScope(holder.agent_id)]);
+    return holder !== undefined;
+  }
+
+  /** One more run in `scope`, only while it is below `cap` (null: no cap); false when full. */
+  private raiseSlots(scope: string, cap: number | null): boolean {
+    return this.sql.get(
+      `INSERT INTO office_routine_run_slots (scope, active) SELECT @scope, 1 WHERE @cap IS NULL OR @cap >= 1
+       ON CONFLICT (scope) DO UPDATE SET active = active + 1 WHERE @cap IS NULL OR active < @cap
+       RETURNING active`, { scope, cap }) !== undefined;
+  }
+
+  private lowerSlots(scopes: string[]): void {
+    this.sql.run(
+      'UPDATE office_routine_run_slots SET active = active - 1 WHERE scope IN (SELECT value FROM json_each(?))', [JSON.stringify(scopes)]);
+  }
+
   async activeRuns(routineId: string, fingerprint: string) {
     // Heavy: its task is not DONE, CANCELLED or ARCHIVED (a person may close it while the session
     // still runs). Lightweight: its wakeup has not ended. API.md, "Active".
@@ -105,14 +194,8 @@ export class SqliteRoutines implements RoutineRepo {
        ORDER BY started_at, id`, [routineId]);
   }
   async countActiveRuns(filter: { agent_id?: string }) {
-    if (filter.agent_id) {
-      return this.sql.get<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM office_routine_runs rr JOIN office_routines r ON r.id = rr.routine_id
-         WHERE rr.outcome IS NULL AND rr.status IN ('task_created', 'dispatched') AND r.assignee_agent_instance_id = ?`,
-        [filter.agent_id])!.n;
-    }
-    return this.sql.get<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM office_routine_runs WHERE outcome IS NULL AND status IN ('task_created', 'dispatched')")!.n;
+    const scope = filter.agent_id ? agentScope(filter.agent_id) : DEPLOYMENT_SCOPE;
+    return this.sql.get<{ active: number }>('SELECT active FROM office_routine_run_slots WHERE scope = ?', [scope])?.active ?? 0;
   }
   async runByTask(taskId: string) {
     return this.runs.one('SELECT * FROM office_routine_runs WHERE linked_task_id = ? LIMIT 1', [taskId]);
