@@ -95,7 +95,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
   const tasks = new TaskService(deps, notifier, wakeups);
   const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
-  const recovery = new RecoverySweep({ store, clock, log, config, wakeups });
+  const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
   const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });

@@ -55,17 +55,22 @@ export class AgentOwnership {
   }
 
   /**
-   * Explains a claim that found nothing, when the reason is ownership: another owner took the agent
-   * (a newer epoch) or this process never held it. One read, only on that path.
+   * After a claim that found nothing: whether ownership was the reason (another owner took the agent
+   * at a newer epoch, the lease expired, or this process never held it). Then this process lets the
+   * agent go: it forgets the epoch, so nothing here acts for the agent again. One read, only on
+   * that path; a claim that found nothing for another reason (the wakeup was gone) changes nothing.
    */
-  async explainRefusedClaim(agentId: string, wakeupId: string, fence: Fence, at: number): Promise<void> {
+  async lostByRefusedClaim(agentId: string, wakeupId: string, fence: Fence, at: number): Promise<boolean> {
     const lease = await this.deps.store.read((tx) => tx.leases.leaseOf(agentId));
     const current = lease !== undefined && lease.owner_id === fence.owner_id && lease.epoch === fence.epoch
       && (lease.expires_at === null || lease.expires_at > at);
-    if (current) return;
+    if (current) return false;
+    // A newer take by this very process (a boot's takeAll) keeps the agent.
+    if (this.epochs.get(agentId) === fence.epoch) this.epochs.delete(agentId);
     this.deps.log.warn({
       owner: fence.owner_id, epoch: fence.epoch, agent_id: agentId, wakeup_id: wakeupId,
       holder: lease?.owner_id ?? null, holder_epoch: lease?.epoch ?? null, lease_expires_at: lease?.expires_at ?? null,
-    }, 'claim fenced out: this process does not hold the agent at this epoch, so the wakeup is left to its owner');
+    }, 'claim fenced out: this process does not hold the agent at this epoch; it lets the agent go and leaves the wakeup to its owner');
+    return !this.epochs.has(agentId);
   }
 }

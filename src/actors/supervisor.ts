@@ -201,7 +201,7 @@ export class Supervisor implements WakeupNotifier {
     this.deps.process(wakeupId, fence).then(
       (outcome) => {
         this.pipelineErrors.delete(wakeupId);
-        if (outcome.claimed === false) this.explainRefusedClaim(agentId, wakeupId, fence);
+        if (outcome.claimed === false) this.checkRefusedClaim(agentId, wakeupId, fence);
         this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt);
       },
       (error) => {
@@ -215,10 +215,24 @@ export class Supervisor implements WakeupNotifier {
     );
   }
 
-  /** A claim that found nothing is logged when ownership was the reason (off the hot path: one read). */
-  private explainRefusedClaim(agentId: string, wakeupId: string, fence: Fence): void {
-    this.deps.ownership.explainRefusedClaim(agentId, wakeupId, fence, this.deps.clock.now())
-      .catch((error: unknown) => this.deps.log.warn({ err: error, agent_id: agentId, wakeup_id: wakeupId }, 'could not read the lease of a refused claim'));
+  /**
+   * A claim that found nothing because this process lost the agent (off the hot path: one read): its
+   * actor stops here, and its snapshot is left to the new owner.
+   */
+  private checkRefusedClaim(agentId: string, wakeupId: string, fence: Fence): void {
+    this.deps.ownership.lostByRefusedClaim(agentId, wakeupId, fence, this.deps.clock.now()).then(
+      (lost) => { if (lost) this.letGo(agentId); },
+      (error: unknown) => this.deps.log.warn({ err: error, agent_id: agentId, wakeup_id: wakeupId }, 'could not read the lease of a refused claim'),
+    );
+  }
+
+  private letGo(agentId: string): void {
+    const actor = this.actors.get(agentId);
+    if (!actor) return;
+    this.actors.delete(agentId);
+    this.snapshots.forget(agentId);
+    actor.stop();
+    this.deps.log.warn({ agent_id: agentId, owner: this.deps.ownership.owner }, 'stopped the actor of an agent another owner holds');
   }
 
   private ended(agentId: string, wakeupId: string, ranSession: boolean, retryAt: number | null): void {

@@ -3,7 +3,8 @@
  * assignee has no queued, claimed, waiting or finished (with a run) wakeup for them since the task
  * was last assigned get a `task_assigned` wakeup. It runs at boot, then every
  * OFFICE_RECOVERY_SWEEP_SEC, and for one agent when it is resumed; each workspace is swept in one
- * transaction, so two sweeps can never dispatch the same task twice.
+ * transaction, so two sweeps can never dispatch the same task twice. A process sweeps only the tasks
+ * of agents it owns (with SQLite, every agent).
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -24,6 +25,8 @@ export interface RecoveryDeps {
   log: Logger;
   config: Config;
   wakeups: WakeupService;
+  /** Whether this process holds the agent's lease; every agent when absent (a sweeper that owns nothing in particular). */
+  owns?: (agentId: string) => boolean;
 }
 
 export class RecoverySweep {
@@ -90,6 +93,7 @@ export class RecoverySweep {
     const since = now - workspace.recovery_lookback_hours * HOUR_MS;
     let dispatched = 0;
     for (const task of await tx.tasks.recoveryCandidates(since, workspace.id, agentId)) {
+      if (this.deps.owns && !this.deps.owns(task.assignee_agent_instance_id!)) continue;
       const agent = await tx.agents.get(task.assignee_agent_instance_id!);
       if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
       const outcome = await this.recover(tx, agent, task, now);

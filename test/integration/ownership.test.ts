@@ -11,9 +11,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { newTask } from '../../src/domain/tasks.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { agentPidsOf, killAgentsOf, startServer } from '../crash/harness.js';
-import { FAST_ENV, FIXTURES, request, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { FAST_ENV, FIXTURES, request, seedAgent, startHarness, waitFor, type Harness } from '../helpers/harness.js';
 import { killServer } from '../helpers/processes.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
@@ -108,7 +109,7 @@ describe('a claim by a process that no longer holds the agent', () => {
     tmp = null;
   });
 
-  it('GIVEN another owner took the agent at a higher epoch WHEN a wakeup is offered here THEN the claim is refused and logged, nothing runs, and the wakeup stays queued for its owner', async () => {
+  it('GIVEN another owner took the agent at a higher epoch WHEN a wakeup is offered here THEN the claim is refused and logged, nothing runs, the wakeup stays queued for its owner, and this process lets the agent go', async () => {
     tmp = mkdtempSync(join(tmpdir(), 'office-fenced-'));
     const { log, lines } = capturingLogger();
     let calls = 0;
@@ -138,6 +139,35 @@ describe('a claim by a process that no longer holds the agent', () => {
     expect(refused).toMatchObject({ owner, epoch: 1, agent_id: agentId, holder: 'own_other', holder_epoch: 2 });
     expect((await request(url!, 'GET', `/api/office/wakeups/${wakeupId}`)).body).toMatchObject({ status: 'queued', run_id: null, claimed_at: null });
     expect(calls).toBe(0);
+    await waitFor(() => scheduler!.supervisor.view(agentId) === null, 'the actor of the lost agent to stop');
+    expect(scheduler.supervisor.size).toBe(0);
+  });
+});
+
+describe('the recovery sweep of an owner', () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.stop();
+    h = null;
+  });
+
+  it('GIVEN two agents with a never-started task each, one of them lost to another owner (a refused claim told this process) WHEN the sweep runs THEN only the task of the agent this process holds is dispatched', async () => {
+    h = await startHarness();
+    const mine = await seedAgent(h, { executor: null });
+    const theirs = await seedAgent(h, { executor: null });
+    const { store } = h.scheduler;
+    await store.transaction((tx) => tx.leases.take(theirs.agentId, 'own_other', null));
+    expect((await h.api('POST', `/api/office/agents/${theirs.agentId}/wake`, {})).status).toBe(202);
+    await waitFor(() => h!.scheduler.supervisor.view(theirs.agentId) === null, 'this process to let the lost agent go');
+    const now = Date.now();
+    const tasks = [mine, theirs].map(({ workspaceId, agentId }, i) =>
+      newTask({ id: `tsk_owned_${process.pid}_${i}_${now}`, workspace_id: workspaceId, title: `Unstarted ${i}` }, now, { assignee_agent_instance_id: agentId }));
+    await store.transaction(async (tx) => { for (const task of tasks) await tx.tasks.insert(task); });
+
+    expect(await h.scheduler.recovery.sweep()).toBe(1);
+    const wakeupsOf = async (taskId: string) => (await h!.api('GET', `/api/office/wakeups?task_id=${taskId}`)).body as unknown[];
+    expect(await wakeupsOf(tasks[0]!.id)).toHaveLength(1);
+    expect(await wakeupsOf(tasks[1]!.id)).toEqual([]);
   });
 });
 
