@@ -42,7 +42,7 @@ export function createAfterRun(deps: AfterRunDeps) {
     const progressActions = finished.ok ? await applyActions(deps, tx, run, finished.resultJson, now) : 0;
     if (finished.ok && run.task_id === null && run.routine_id) await upsertSummary(deps, tx, run, finished, now);
     // Failed runs are the retry machinery's business; the loop detector watches runs that "succeed" at nothing.
-    if (run.task_id && finished.ok) await detectLoop(deps, tx, run, progressActions, now);
+    if (run.task_id && finished.ok) await detectLoop(deps, tx, run, finished.madeProgress === true || progressActions > 0, now);
   };
 }
 
@@ -141,9 +141,10 @@ async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAc
  * comment or subtask, no action on a task — is a loop burning money, even when each run wakes
  * itself again. The agent is paused with a reason and an inbox item.
  */
-async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressActions: number, now: number) {
+async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressed: boolean, now: number) {
   const limit = deps.config.loopDetectorRuns;
-  const progressed = await tx.runs.recordProgress(run.id, run.task_id!, run.started_at ?? now, progressActions > 0);
+  // The close recorded changes to the task; an action that changed something counts too.
+  if (progressed && run.made_progress !== true) await tx.runs.update(run.id, { made_progress: true });
   if (limit === 0 || progressed) return;
   const recent = await tx.runs.recentForTask(run.agent_id, run.task_id!, limit);
   if (recent.length < limit || recent.some((r) => r.made_progress !== false)) return;

@@ -27,19 +27,22 @@ export interface FinishOutcome {
   retryAt: number | null;
 }
 
-export async function finishRun(ctx: PipelineContext, tx: Tx, wakeupId: string, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
-  const wakeup = (await tx.wakeups.get(wakeupId))!;
+/** `wakeup` is the wakeup as claimed: nothing a finish reads of it changes while its run runs. */
+export async function finishRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
   const status: Run['status'] = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
   const cost = typeof result.resultJson.cost_usd === 'number' && result.resultJson.cost_usd >= 0 ? result.resultJson.cost_usd : null;
   const ended = { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now };
-  await tx.runs.close(run.id, ended);
+  // Whether the run changed its task is the loop detector's question, asked of succeeded runs only.
+  const progress = result.ok && run.task_id && result.followUps !== false ? { taskId: run.task_id, since: run.started_at ?? now } : null;
+  const closed = await tx.runs.close(run.id, ended, progress);
+  ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
-  if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
-  // last_wakeup_finished_at is what a restart rebuilds the cooldown from.
-  await tx.agents.markRunFinished(run.agent_id, now);
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
 
-  const finished = { wakeup, run: { ...run, ...ended }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok, resultJson: result.resultJson, error: result.error };
+  const finished = {
+    wakeup, run: { ...run, ...ended, made_progress: closed.madeProgress ?? run.made_progress ?? null }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok,
+    resultJson: result.resultJson, error: result.error, madeProgress: closed.madeProgress,
+  };
   if (result.ok) {
     await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
     await ctx.wakeups.settleRoutineRun(tx, wakeup, 'succeeded', now, true);

@@ -3,7 +3,7 @@
  * transaction), finish (one transaction). The agent actor hears the outcome as DISPATCH_ENDED.
  */
 import { backoffDelayMs } from '../domain/backoff.js';
-import type { Run } from '../domain/types.js';
+import type { Run, Wakeup } from '../domain/types.js';
 import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import type { Fence } from '../persistence/store.js';
 import type { LeftoverSession, SessionIdentity } from './launch.js';
@@ -86,7 +86,7 @@ export class RunPipeline {
         error: interrupted ? INTERRUPTED_ERROR : result.error,
         interrupted,
       };
-      const outcome = await this.finish(prepared.wakeup.id, run, recorded, clock.now());
+      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, run, recorded, clock.now());
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
       this.inFlight.delete(run.id);
@@ -102,13 +102,14 @@ export class RunPipeline {
    * Null when the pipeline closes before the outcome could be recorded: the next boot marks the run
    * interrupted.
    */
-  private async finish(wakeupId: string, run: Run, result: RunResult, endedAt: number): Promise<FinishOutcome | null> {
+  private async finish(wakeup: Wakeup, run: Run, result: RunResult, endedAt: number): Promise<FinishOutcome | null> {
     const { store, log } = this.ctx;
+    const wakeupId = wakeup.id;
     let recording = result;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const outcome = await store.transaction((tx) => finishRun(this.ctx, tx, wakeupId, run, recording, endedAt));
+          const outcome = await store.transaction((tx) => finishRun(this.ctx, tx, wakeup, run, recording, endedAt));
           if (attempt > 0) log.info({ run_id: run.id, wakeup_id: wakeupId, attempts: attempt + 1 }, 'recorded the run outcome once the database could be written again');
           return outcome;
         } catch (error) {
@@ -175,8 +176,8 @@ export class RunPipeline {
           await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
           continue;
         }
-        await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR });
-        if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
+        const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, cost_usd: run.cost_usd }, null);
+        this.ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {
           await handleWakeupFailure(this.ctx, tx, wakeup, interruptedRun, { ok: false, resultJson: {}, error: INTERRUPTED_ERROR, interrupted: true }, now);

@@ -40,4 +40,6 @@ export interface FinishedRun {
   ok: boolean;
   resultJson: Record<string, unknown>;
   error: string | null;
+  /** Whether the run changed its task, as its close recorded it; null when not asked (a failed or taskless run). */
+  madeProgress: boolean | null;
 }

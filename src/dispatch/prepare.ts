@@ -3,7 +3,7 @@
  * checks, staleness, idle skip, blockers, checkout, budget pre-check, executor resolution, prompt,
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
-import { budgetVerdict, type BudgetStanding } from '../domain/budgets.js';
+import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
 import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
@@ -12,10 +12,10 @@ import { hashRunToken } from '../domain/runTokens.js';
 import { routineSummaryScope } from '../domain/summary.js';
 import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
 import { isIdleSkippable } from '../domain/wakeupSources.js';
-import type { Fence, Tx } from '../persistence/store.js';
+import type { ClaimedWakeup, Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
-import { budgetStandings, dailyCapOf } from '../services/budgetStanding.js';
+import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -35,18 +35,17 @@ export type Preparation =
 export const sessionKeyOf = (taskId: string | null, agentId: string) => (taskId ? `task:${taskId}:agent:${agentId}` : null);
 
 export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: string, now: number, fence: Fence): Promise<Preparation> {
-  const wakeup = await tx.wakeups.claim(wakeupId, now, fence);
-  if (!wakeup) return { kind: 'gone' };
+  const claimed = await tx.wakeups.claimForDispatch(wakeupId, now, fence, { daily: periodStart('daily', now), monthly: periodStart('monthly', now) });
+  if (!claimed) return { kind: 'gone' };
+  const { wakeup, agent, task } = claimed;
   const end = (status: 'finished' | 'cancelled' | 'skipped' | 'failed', fields: Partial<Wakeup>, agentChanged = false) =>
     endWakeup(ctx, tx, wakeup, status, fields, now).then(() => ({ kind: 'ended' as const, wakeup, agentChanged }));
 
-  const agent = await tx.agents.get(wakeup.agent_id);
   if (!agent || agent.deleted_at !== null || agent.status === 'paused' || agent.status === 'stopped') {
     await decide(ctx, tx, wakeup, 'wakeup_agent_unavailable', `agent is ${agent?.status ?? 'deleted'}: finished with no run`, now);
     return end('finished', { skip_reason: `agent_${agent?.deleted_at ? 'deleted' : agent?.status ?? 'deleted'}` });
   }
 
-  const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
   // An approval decision is news for the agent that asked, whatever became of the task: approving
   // moves it to DONE, which would otherwise cancel every approval_resolved as task_terminal.
   const taskScoped = wakeup.source !== 'approval_resolved';
@@ -89,26 +88,28 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   const cap = await dailyCapOf(tx, agent, now);
   if (cap) return deferForDailyCap(ctx, tx, wakeup, agent, cap, now);
 
-  if (task && !(await tx.tasks.checkout(task.id, agent.id, wakeup.id, now))) return waitForCheckout(ctx, tx, wakeup, task.id, now);
+  if (task && heldByAnother(task, wakeup)) return waitForCheckout(ctx, tx, wakeup, task, now);
 
-  const budget = await checkBudgets(ctx, tx, agent, task ?? null, now);
+  const budget = await checkBudgets(ctx, tx, agent, claimed.budgets.map(({ budget, spent }) => standingOf(budget, spent)), now);
   if (budget.blocked) {
     await pauseForBudget(ctx, tx, wakeup, agent, budget.blocked, now);
     return end('skipped', { skip_reason: 'budget_exceeded' }, true);
   }
 
   const executor = await resolveExecutorFor(tx, agent, task ?? null);
-  const run = await newRun(ctx, tx, wakeup, agent, task ?? null, executor?.spec ?? null, now);
+  const run = await newRun(tx, { ...claimed, agent }, executor?.spec ?? null, now);
   if (!executor) {
     await tx.runs.insert({ ...run.row, status: 'failed', error: 'no_executor', finished_at: now }, null);
     await decide(ctx, tx, wakeup, 'wakeup_no_executor', 'failed: no executor resolves for this run (task, agent, project, workspace)', now, {}, 'error');
     return end('failed', { run_id: run.row.id, error: 'no_executor' });
   }
-  await tx.runs.insert(run.row, hashRunToken(run.token));
-  await tx.wakeups.update(wakeup.id, { run_id: run.row.id });
-  if (agent.status !== 'working') await tx.agents.update(agent.id, { status: 'working' });
+  // The schema takes the task's checkout as the run starts; another run that took it first makes it wait.
+  if (!(await tx.runs.start(run.row, hashRunToken(run.token)))) return waitForCheckout(ctx, tx, wakeup, task!, now);
   return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
 }
+
+/** Pinned: one checkout per task; the wakeup that holds it (a retry of the same dispatch) keeps it. */
+const heldByAnother = (task: Task, wakeup: Wakeup) => task.checkout_agent_id !== null && task.checkout_wakeup_id !== wakeup.id;
 
 /**
  * At a daily cap the wakeup goes back to the queue. A positive cap holds it until the next UTC day.
@@ -126,11 +127,13 @@ async function deferForDailyCap(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ag
   return { kind: 'deferred', wakeup, until };
 }
 
-async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, spec: ExecutorSpec | null, now: number) {
+async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: ExecutorSpec | null, now: number) {
+  const { wakeup, agent } = claimed;
+  const task = claimed.task ?? null;
   // The claim that creates a run records it on the wakeup in the same transaction: no run_id, no run yet.
-  const attempt = wakeup.run_id === null ? 1 : (await tx.runs.attemptsOf(wakeup.id)) + 1;
+  const attempt = wakeup.run_id === null ? 1 : claimed.attempts + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
-  const prompt = await buildPromptFor(ctx, tx, wakeup, agent, task, routineId);
+  const prompt = await buildPromptFor(tx, claimed, routineId);
   const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
     : task?.workflow === 'routine' ? await tx.routines.runByTask(task.id) : undefined;
   const row: Run = {
@@ -160,10 +163,10 @@ async function newRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent
   return { row, token: newSecret() };
 }
 
-async function buildPromptFor(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, task: Task | null, routineId: string | null) {
-  const previous = task ? await tx.runs.lastFinishedFor(agent.id, task.id) : undefined;
-  const resumeSince = previous?.started_at ?? null;
-  const comments = task ? await tx.comments.listByTask(task.id, resumeSince ?? 0) : [];
+async function buildPromptFor(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, routineId: string | null) {
+  const { wakeup, agent } = claimed;
+  const task = claimed.task ?? null;
+  const resumeSince = task ? claimed.resumeSince : null;
   const summary = !task && routineId ? (await tx.summaries.get(agent.id, routineSummaryScope(routineId)))?.content ?? null : null;
   const wakes = (wakeup.context_snapshot as WakeContext).wakes ?? [];
   const missed = wakes.map((w) => w.payload).find((p) => typeof p.missed_ticks === 'number' && p.missed_ticks > 0);
@@ -174,7 +177,7 @@ async function buildPromptFor(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
     payload: wakeup.payload,
     wakes,
     task,
-    comments: comments.slice(-50),
+    comments: task ? claimed.comments : [],
     summary,
     resumeSince,
     missedTicks: missed ? { count: missed.missed_ticks as number, since: String(missed.missed_since ?? '') } : null,
@@ -200,8 +203,8 @@ async function resolveExecutorFor(tx: Tx, agent: Agent, task: Task | null) {
  * the queue parked behind the holder; the holder's release offers it again (WakeupService.
  * releaseCheckout), and that claim runs the staleness check again.
  */
-async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, taskId: string, now: number): Promise<Preparation> {
-  const held = (await tx.tasks.get(taskId))!;
+async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, task: Task, now: number): Promise<Preparation> {
+  const held = (await tx.tasks.get(task.id))!;
   const holder = held.checkout_wakeup_id ? await tx.wakeups.get(held.checkout_wakeup_id) : undefined;
   const holderAgent = held.checkout_agent_id ? await tx.agents.get(held.checkout_agent_id) : undefined;
   const holderName = holderAgent?.name ?? held.checkout_agent_id;
@@ -215,8 +218,7 @@ async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, tas
   return { kind: 'waiting', wakeup };
 }
 
-async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, task: Task | null, now: number) {
-  const standings = await budgetStandings(tx, agent, task?.project_id ?? null, now);
+async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, standings: BudgetStanding[], now: number) {
   if (standings.length === 0) return { blocked: null };
   const verdict = budgetVerdict(standings);
   for (const warning of verdict.warnings) {

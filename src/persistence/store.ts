@@ -95,11 +95,6 @@ export interface AgentRepo {
   listLive(owner: string): Promise<Agent[]>;
   update(id: string, patch: Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
   coordinatorOf(workspaceId: string): Promise<Agent | undefined>;
-  /**
-   * A run of the agent ended at `at`: the cooldown starts from it, and a working agent with no other
-   * run still running is idle again. One statement.
-   */
-  markRunFinished(id: string, at: number): Promise<void>;
 }
 
 /** A queued wakeup parked behind a task's checkout: what its agent actor must hear when the task is freed. */
@@ -115,7 +110,11 @@ export interface TaskFilter {
 }
 
 export interface TaskRepo {
-  insert(task: Task): Promise<void>;
+  /**
+   * Inserts the task, with its links, only if its workspace exists and its assignee (live), project
+   * and parent belong to that workspace, checked in the same statement. False, with nothing written, otherwise.
+   */
+  insert(task: Task): Promise<boolean>;
   get(id: string): Promise<Task | undefined>;
   list(filter: TaskFilter): Promise<Task[]>;
   update(id: string, patch: Partial<Omit<Task, 'id' | 'created_at' | 'workspace_id' | 'blocked_by' | 'reviewers'>>): Promise<void>;
@@ -195,23 +194,75 @@ export interface WakeupFilter {
   limit?: number | undefined;
 }
 
+/**
+ * Where a new request may fold instead of queueing (the rule is WakeupService's; the store applies
+ * it atomically). Absent: the request never folds (a deferred wakeup keeps its own time).
+ */
+export interface FoldRule {
+  /** A queued wakeup of the same agent and source requested at or after this folds it (the coalescing window). */
+  windowSince: number | null;
+  /** Whether a window target about another task (or none) may take it: aggregate sources and taskless requests. */
+  anyTask: boolean;
+}
+
+export type EnqueueResult =
+  | { kind: 'queued'; wakeup: Wakeup }
+  /** The idempotency key is taken by a request inside its window: that request. */
+  | { kind: 'duplicate'; wakeup: Wakeup }
+  /** Stored as `coalesced` into `into` (read after the fold: its count and context include this request). */
+  | { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' }
+  /** The agent does not exist or was deleted: nothing was written. */
+  | { kind: 'agent_gone' };
+
+/** A claimed wakeup with what its dispatch decides on, read in the claim's own statement. */
+export interface ClaimedWakeup {
+  wakeup: Wakeup;
+  /** Undefined when the agent row is gone. */
+  agent: Agent | undefined;
+  /** The wakeup's task; undefined when it has none or the task is gone. */
+  task: Task | undefined;
+  /** Every budget over the agent, its workspace and the task's project, with the spend of its current period. */
+  budgets: { budget: Budget; spent: number }[];
+  /** How many runs this wakeup has had already. */
+  attempts: number;
+  /** When the last ended run of this (agent, task) started: the resume delta's start, null for a first session. */
+  resumeSince: number | null;
+  /** The task's comments since resumeSince (all, for a first session), the last 50, oldest first. */
+  comments: Comment[];
+}
+
 export interface WakeupRepo {
+  /**
+   * Enqueue-or-fold in one statement on the common path: the agent must be live, the idempotency key
+   * free (or past `keyWindowStart`, then retired), and the fold target is chosen in the same
+   * statement (a queued wakeup inside the window, else a run of the same task that has not started).
+   * A fold also bumps the target's count and appends to its context (and to its queued run's) in
+   * SQL. Concurrent callers with one key: exactly one is stored, the others see `duplicate`.
+   */
+  enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult>;
+  /**
+   * Stores `wakeup` as folded into `targetId` (and into its run `runId`, while that has not started):
+   * the row, the target's count and its context in one short transaction. Null, with nothing
+   * written, when the target is no longer queued or waiting for its retry.
+   */
+  foldInto(wakeup: Wakeup, targetId: string, runId: string | null): Promise<{ wakeup: Wakeup; into: Wakeup } | null>;
   insert(wakeup: Wakeup): Promise<void>;
   get(id: string): Promise<Wakeup | undefined>;
   list(filter: WakeupFilter): Promise<Wakeup[]>;
   findByKey(key: string): Promise<Wakeup | undefined>;
   /** Frees a key whose window has passed, so it can be used again. */
   retireKey(id: string): Promise<void>;
-  /** The oldest still-queued wakeup of the same agent and source, requested at or after `since`. */
-  findCoalesceTarget(agentId: string, source: string, since: number): Promise<Wakeup | undefined>;
-  /** The agent's wakeup whose run exists but has not started (claimed, or waiting for a retry). */
-  findUnstartedRun(agentId: string): Promise<Wakeup | undefined>;
   /**
    * The atomic claim: one UPDATE from queued (or a due retry) to claimed, fenced: only while `fence`
    * still holds the lease of the wakeup's agent (same owner, same epoch, not expired at `at`).
    * Undefined when the wakeup is not claimable or the fence is stale.
    */
   claim(id: string, at: number, fence: Fence): Promise<Wakeup | undefined>;
+  /**
+   * `claim`, returning in the same statement the agent, the task, the budget standings (spend since
+   * `periodStarts` of each period) and the resume delta that the dispatch decides on.
+   */
+  claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }): Promise<ClaimedWakeup | undefined>;
   update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
@@ -232,21 +283,35 @@ export interface RunFilter {
   limit?: number | undefined;
 }
 
+export type RunEnding = Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>;
+
+export interface ClosedRun {
+  /** Whether the run changed its task; null when not asked. */
+  madeProgress: boolean | null;
+  /** The wakeups parked behind the checkout this run's end released, oldest first; null when it held none. */
+  checkoutWaiters: CheckoutWaiter[] | null;
+}
+
 export interface RunRepo {
   insert(run: Run, tokenHash: string | null): Promise<void>;
+  /**
+   * Starts a run: inserts it only while its task is not checked out by another wakeup, and the
+   * schema, in the same statement, takes the task's checkout for the run's wakeup, records the run
+   * on the wakeup and marks the agent working. False, with nothing written, when the task is held.
+   */
+  start(run: Run, tokenHash: string | null): Promise<boolean>;
   get(id: string): Promise<Run | undefined>;
   list(filter: RunFilter): Promise<Run[]>;
   update(id: string, patch: Partial<Omit<Run, 'id'>>): Promise<void>;
-  /** Records a run's end and forgets its run token, in one statement. */
-  close(id: string, patch: Partial<Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>>): Promise<void>;
+  /**
+   * Ends a running run in one statement: records its end and forgets its run token; the schema frees
+   * what the run held (its agent's slot and cooldown, its task's checkout). With `progress`, it also
+   * records whether the run changed its task (its state or fields, a new comment, a new subtask since
+   * `since`): the loop detector's question.
+   */
+  close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun>;
   byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
-  /**
-   * Whether the run changed its task while it ran (a progress action, the task's state or fields, a
-   * new comment, a new subtask since `since`), stored on the run as made_progress and returned:
-   * one statement, the loop detector's question.
-   */
-  recordProgress(runId: string, taskId: string, since: number, progressActions: boolean): Promise<boolean>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
   /** Runs left queued or running, of the agents this owner holds: what a dead owner left behind. */

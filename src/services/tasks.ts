@@ -25,13 +25,9 @@ export class TaskService {
   }
 
   async createTaskIn(tx: Tx, body: z.output<typeof CreateTaskBody>, by: Actor, extra: Partial<Task> = {}): Promise<Task> {
-    await requireWorkspace(tx, body.workspace_id);
     const ws = body.workspace_id;
-    if (body.assignee_agent_instance_id) await requireAgentIn(tx, ws, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
-    if (body.project_id) await requireProjectIn(tx, ws, body.project_id, 'project_id');
-    if (body.parent_id) await requireTaskIn(tx, ws, body.parent_id, 'parent_id');
-    for (const [i, id] of (body.blocked_by ?? []).entries()) await requireTaskIn(tx, ws, id, `blocked_by.${i}`);
-    for (const [i, id] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, id, `reviewers.${i}`);
+    // Links are checked one by one, after the task's own references, so each error names its field.
+    if (body.blocked_by?.length || body.reviewers?.length) await checkReferences(tx, body);
     const now = this.deps.clock.now();
     const task = newTask({ id: newId('tsk'), workspace_id: ws, title: body.title }, now, {
       project_id: body.project_id ?? null,
@@ -46,7 +42,7 @@ export class TaskService {
       reviewers: body.reviewers ?? [],
       ...extra,
     });
-    await tx.tasks.insert(task);
+    if (!(await tx.tasks.insert(task))) await explainRefusedTask(tx, body);
     tx.emit('task.created', { task_id: task.id, workspace_id: ws });
     if (task.assignee_agent_instance_id) {
       tx.emit('task.assigned', { task_id: task.id, workspace_id: ws, agent_id: task.assignee_agent_instance_id, previous_agent_id: null });
@@ -212,6 +208,25 @@ export class TaskService {
       return budget;
     });
   }
+}
+
+/**
+ * Why the store refused a new task: the check and the insert are one statement, so this reads
+ * only on the way to an error, and names the field at fault.
+ */
+async function explainRefusedTask(tx: Tx, body: z.output<typeof CreateTaskBody>): Promise<never> {
+  await checkReferences(tx, body);
+  throw conflict('the task could not be stored: a reference changed while it was written; try again');
+}
+
+async function checkReferences(tx: Tx, body: z.output<typeof CreateTaskBody>): Promise<void> {
+  const ws = body.workspace_id;
+  await requireWorkspace(tx, ws);
+  if (body.assignee_agent_instance_id) await requireAgentIn(tx, ws, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+  if (body.project_id) await requireProjectIn(tx, ws, body.project_id, 'project_id');
+  if (body.parent_id) await requireTaskIn(tx, ws, body.parent_id, 'parent_id');
+  for (const [i, id] of (body.blocked_by ?? []).entries()) await requireTaskIn(tx, ws, id, `blocked_by.${i}`);
+  for (const [i, id] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, id, `reviewers.${i}`);
 }
 
 async function requireTaskIn(tx: Tx, workspaceId: string, taskId: string, field: string): Promise<Task> {

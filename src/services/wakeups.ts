@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
 import type { RoutineRunOutcome } from '../domain/routines.js';
 import type { Agent, Wakeup } from '../domain/types.js';
-import type { Tx } from '../persistence/store.js';
+import type { CheckoutWaiter, FoldRule, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { WakeupNotifier } from './deps.js';
 import { notFound } from './errors.js';
@@ -58,31 +58,9 @@ export class WakeupService {
   ) {}
 
   async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
-    const payload = parseWakeupPayload(request.source, request.payload);
-    const agent = await tx.agents.get(request.agent_id);
-    if (!agent || agent.deleted_at !== null) throw notFound('agent', request.agent_id);
-    return this.enqueueFor(tx, agent, request, payload, now);
-  }
-
-  /** `enqueue` once the agent is known to be live and the payload valid. */
-  private async enqueueFor(tx: Tx, agent: Agent, request: EnqueueRequest, payload: Record<string, unknown>, now: number): Promise<EnqueueOutcome> {
-    const key = request.idempotency_key ?? null;
-    if (key !== null) {
-      const existing = await tx.wakeups.findByKey(key);
-      if (existing && now - existing.requested_at < this.config.idempotencyWindowMs) {
-        return { kind: 'duplicate', wakeup: existing };
-      }
-      if (existing) await tx.wakeups.retireKey(existing.id);
-    }
-
-    const wakeup = this.newWakeup(agent.workspace_id, request, payload, key, now);
-    const merged = await this.mergeIfPossible(tx, wakeup, now);
-    if (merged) return merged;
-
-    await tx.wakeups.insert(wakeup);
-    tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
-    this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
-    return { kind: 'queued', wakeup };
+    const outcome = await this.store(tx, request, now);
+    if (outcome.kind === 'agent_gone') throw notFound('agent', request.agent_id);
+    return outcome;
   }
 
   /**
@@ -92,10 +70,10 @@ export class WakeupService {
    * answer a person (the wake route) keep the 404 of `enqueue`.
    */
   async enqueueForEvent(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | SkippedEnqueue> {
-    const payload = parseWakeupPayload(request.source, request.payload);
+    const outcome = await this.store(tx, request, now);
+    if (outcome.kind !== 'agent_gone') return outcome;
     const agent = await tx.agents.get(request.agent_id);
-    if (agent && agent.deleted_at === null) return this.enqueueFor(tx, agent, request, payload, now);
-    const taskId = taskIdOf(payload);
+    const taskId = taskIdOf(parseWakeupPayload(request.source, request.payload));
     const message = `skipped: agent ${request.agent_id} ${agent ? 'was deleted' : 'does not exist'}; no ${request.source} wakeup is written`;
     const details = { reason: 'agent_deleted', source: request.source, idempotency_key: request.idempotency_key ?? null };
     if (agent) {
@@ -106,6 +84,39 @@ export class WakeupService {
       tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details }, message));
     }
     return { kind: 'skipped', reason: 'agent_deleted' };
+  }
+
+  /**
+   * Idempotency, the coalescing window and the claim-time merge, decided by one store operation.
+   * The rule of what may fold is stated here; the store applies it atomically.
+   */
+  private async store(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | { kind: 'agent_gone' }> {
+    const payload = parseWakeupPayload(request.source, request.payload);
+    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now);
+    const result = await tx.wakeups.enqueueOrFold(wakeup, this.foldRuleFor(wakeup, now), now - this.config.idempotencyWindowMs);
+    switch (result.kind) {
+      case 'queued':
+        tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
+        this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
+        return result;
+      case 'folded':
+        await this.recordFold(tx, result.wakeup, result.into, now);
+        return { kind: result.via === 'window' ? 'coalesced' : 'merged_into_run', wakeup: result.wakeup, into: result.into };
+      default:
+        return result;
+    }
+  }
+
+  /**
+   * What a new request may fold into. A deferred wakeup keeps its own time: folding it into an
+   * earlier one would run it early. A run waiting for its retry may wait hours and may still be
+   * cancelled, so only work on the same task (or taskless work on a taskless run) rides along with a
+   * run; inside the window, aggregate sources and taskless requests fold whatever the task.
+   */
+  private foldRuleFor(wakeup: Wakeup, now: number): FoldRule | null {
+    const window = this.config.coalesceWindowMs;
+    if (wakeup.available_at > now + window) return null;
+    return { windowSince: window > 0 ? now - window : null, anyTask: HELD_FOR_COALESCING.has(wakeup.source) || wakeup.task_id === null };
   }
 
   /**
@@ -127,7 +138,12 @@ export class WakeupService {
    * wait needs no polling. Every release of a checkout goes through here.
    */
   async releaseCheckout(tx: Tx, taskId: string, wakeupId: string): Promise<void> {
-    for (const waiter of (await tx.tasks.releaseCheckout(taskId, wakeupId)) ?? []) {
+    this.offerToCheckoutWaiters(tx, await tx.tasks.releaseCheckout(taskId, wakeupId));
+  }
+
+  /** The wakeups parked behind a checkout that was just released: their agent actors hear of them again after commit. */
+  offerToCheckoutWaiters(tx: Tx, waiters: readonly CheckoutWaiter[] | null): void {
+    for (const waiter of waiters ?? []) {
       tx.afterCommit(() => this.notifier.wakeupQueued(waiter.agent_id, waiter.id, waiter.available_at));
     }
   }
@@ -148,27 +164,26 @@ export class WakeupService {
 
   /**
    * Folds a new request into `target`, a wakeup that has not started (queued, or waiting for its
-   * retry), by the same rule as the coalescing window: one run sees both. Returns the stored request.
+   * retry), by the same rule as the coalescing window: one run sees both. Returns the stored
+   * request, or null when the target started or ended meanwhile.
    */
-  foldRequestInto(tx: Tx, request: EnqueueRequest, target: Wakeup, now: number): Promise<Wakeup> {
+  async foldRequestInto(tx: Tx, request: EnqueueRequest, target: Wakeup, now: number): Promise<Wakeup | null> {
     const payload = parseWakeupPayload(request.source, request.payload);
-    const wakeup = this.newWakeup(target.workspace_id, request, payload, request.idempotency_key ?? null, now);
-    return this.foldInto(tx, wakeup, target, target.status === 'scheduled_retry' ? target.run_id : null, now);
+    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now);
+    const folded = await tx.wakeups.foldInto(wakeup, target.id, target.status === 'scheduled_retry' ? target.run_id : null);
+    if (!folded) return null;
+    await this.recordFold(tx, folded.wakeup, folded.into, now);
+    return folded.wakeup;
   }
 
-  private newWakeup(
-    workspaceId: string,
-    request: EnqueueRequest,
-    payload: Record<string, unknown>,
-    key: string | null,
-    now: number,
-  ): Wakeup {
+  private newWakeup(request: EnqueueRequest, payload: Record<string, unknown>, key: string | null, now: number): Wakeup {
     const id = newId('wk');
     const reason = request.reason ?? request.source;
     const hold = HELD_FOR_COALESCING.has(request.source) ? this.config.coalesceWindowMs : 0;
     return {
       id,
-      workspace_id: workspaceId,
+      // The store fills in the agent's workspace as it checks that the agent is live.
+      workspace_id: '',
       agent_id: request.agent_id,
       source: request.source,
       reason,
@@ -195,37 +210,9 @@ export class WakeupService {
     };
   }
 
-  private async mergeIfPossible(tx: Tx, wakeup: Wakeup, now: number): Promise<EnqueueOutcome | null> {
-    // A deferred wakeup keeps its own time; folding it into an earlier one would run it early.
-    if (wakeup.available_at > now + this.config.coalesceWindowMs) return null;
-
-    const window = this.config.coalesceWindowMs;
-    const windowTarget = window > 0 ? await tx.wakeups.findCoalesceTarget(wakeup.agent_id, wakeup.source, now - window) : undefined;
-    if (windowTarget && sameTaskScope(windowTarget, wakeup)) {
-      return { kind: 'coalesced', wakeup: await this.foldInto(tx, wakeup, windowTarget, null, now), into: windowTarget };
-    }
-
-    // A run waiting for its retry may wait hours and may still be cancelled: only work on the same
-    // task (or taskless work on a taskless run) rides along with it.
-    const unstarted = await tx.wakeups.findUnstartedRun(wakeup.agent_id);
-    if (unstarted && unstarted.task_id === wakeup.task_id) {
-      return { kind: 'merged_into_run', wakeup: await this.foldInto(tx, wakeup, unstarted, unstarted.run_id, now), into: unstarted };
-    }
-    return null;
-  }
-
-  /** Stores the request as `coalesced` into the target and returns the row exactly as stored. */
-  private async foldInto(tx: Tx, wakeup: Wakeup, target: Wakeup, runId: string | null, now: number): Promise<Wakeup> {
-    const entry = (wakeup.context_snapshot as WakeContext).wakes[0]!;
-    const context = appendWake(target.context_snapshot, entry);
-    const stored: Wakeup = { ...wakeup, status: 'coalesced', coalesced_into_id: target.id, run_id: runId, finished_at: now };
-    await tx.wakeups.insert(stored);
-    await tx.wakeups.update(target.id, { coalesced_count: target.coalesced_count + 1, context_snapshot: context });
-    if (runId) {
-      const run = await tx.runs.get(runId);
-      if (run && run.status === 'queued') await tx.runs.update(runId, { context_snapshot: appendWake(run.context_snapshot, entry) });
-    }
-    await recordDecision(tx, this.log, {
+  private recordFold(tx: Tx, wakeup: Wakeup, into: Wakeup, now: number) {
+    const runId = wakeup.run_id;
+    return recordDecision(tx, this.log, {
       workspace_id: wakeup.workspace_id,
       code: 'wakeup_coalesced',
       agent_id: wakeup.agent_id,
@@ -233,23 +220,13 @@ export class WakeupService {
       wakeup_id: wakeup.id,
       run_id: runId,
       message: !runId
-        ? `merged into queued wakeup ${target.id} (same source inside the coalescing window)`
-        : target.status === 'scheduled_retry'
-          ? `merged into wakeup ${target.id}, which waits to retry after run ${runId} failed; it runs with that retry`
+        ? `merged into queued wakeup ${into.id} (same source inside the coalescing window)`
+        : into.status === 'scheduled_retry'
+          ? `merged into wakeup ${into.id}, which waits to retry after run ${runId} failed; it runs with that retry`
           : `merged into run ${runId}, which has not started yet`,
-      details: { into_wakeup_id: target.id, source: wakeup.source, coalesced_count: target.coalesced_count + 1 },
+      details: { into_wakeup_id: into.id, source: wakeup.source, coalesced_count: into.coalesced_count },
     }, now);
-    return stored;
   }
-}
-
-/**
- * A run about task A cannot check out or answer for task B, so a request about another task keeps
- * its own place in line. Aggregate sources are the exception: five parents completing together are
- * one thing for a coordinator to look at, which is the point of the coalescing window.
- */
-function sameTaskScope(target: Wakeup, incoming: Wakeup): boolean {
-  return HELD_FOR_COALESCING.has(incoming.source) || incoming.task_id === null || incoming.task_id === target.task_id;
 }
 
 /** Run statuses of a session that really started, so it saw the wakes in its context. */
@@ -262,9 +239,4 @@ function wakeIdsOf(context: Record<string, unknown>): string[] {
 
 function wakeEntry(wakeupId: string, source: string, reason: string, payload: Record<string, unknown>, at: number) {
   return { wakeup_id: wakeupId, source, reason, payload, requested_at: new Date(at).toISOString() };
-}
-
-export function appendWake(context: Record<string, unknown>, entry: WakeContext['wakes'][number]): WakeContext {
-  const wakes = Array.isArray(context.wakes) ? (context.wakes as WakeContext['wakes']) : [];
-  return { ...context, wakes: [...wakes, entry] };
 }

@@ -9,11 +9,13 @@ const SPEND_COLUMN: Record<Budget['scope'], string> = {
   agent: 'agent_id',
 };
 
+export const budgetTable = (sql: Sql) => new Table<Budget>(sql, 'budgets', ['id', 'workspace_id', 'scope', 'scope_id', 'limit_usd', 'period',
+  'action_on_exceed', 'alert_threshold_pct', 'created_at']);
+
 export class SqliteBudgets implements BudgetRepo {
   private readonly table: Table<Budget>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'budgets', ['id', 'workspace_id', 'scope', 'scope_id', 'limit_usd', 'period',
-      'action_on_exceed', 'alert_threshold_pct', 'created_at']);
+    this.table = budgetTable(sql);
   }
   async insert(budget: Budget) { this.table.insert(budget); }
   async get(id: string) { return this.table.get(id); }

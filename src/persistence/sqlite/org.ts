@@ -39,11 +39,13 @@ const AGENT_COLUMNS = [
   'max_concurrent_routine_runs', 'warnings', 'deleted_at', 'created_at', 'updated_at',
 ] as const;
 
+export const agentTable = (sql: Sql) => new Table<Agent>(sql, 'agent_instances', AGENT_COLUMNS,
+  { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
+
 export class SqliteAgents implements AgentRepo {
   private readonly table: Table<Agent>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'agent_instances', AGENT_COLUMNS,
-      { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
+    this.table = agentTable(sql);
   }
   async insert(agent: Agent) { this.table.insert(agent); }
   async get(id: string) { return this.table.get(id); }
@@ -57,12 +59,7 @@ export class SqliteAgents implements AgentRepo {
       'SELECT a.* FROM agent_instances a JOIN agent_leases l ON l.agent_id = a.id AND l.owner_id = ? WHERE a.deleted_at IS NULL', [owner]);
   }
   async update(id: string, patch: Partial<Agent>) { this.table.update(id, patch); }
-  async markRunFinished(id: string, at: number) {
-    this.sql.run(
-      `UPDATE agent_instances SET last_wakeup_finished_at = @at,
-         status = CASE WHEN status = 'working' AND NOT EXISTS (SELECT 1 FROM runs WHERE agent_id = @id AND status = 'running') THEN 'idle' ELSE status END
-       WHERE id = @id`, { id, at });
-  }
+
   async coordinatorOf(workspaceId: string) {
     // A ceo outranks a coordinator; among equals the oldest is the one people set up first.
     return this.table.one(

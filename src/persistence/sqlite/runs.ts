@@ -1,5 +1,5 @@
 import type { Run } from '../../domain/types.js';
-import type { RunFilter, RunRepo } from '../store.js';
+import type { CheckoutWaiter, ClosedRun, RunEnding, RunFilter, RunRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
 
@@ -18,6 +18,10 @@ export class SqliteRuns implements RunRepo {
   }
 
   async insert(run: Run, tokenHash: string | null) { this.table.insert({ ...run, run_token_hash: tokenHash }); }
+  async start(run: Run, tokenHash: string | null) {
+    return this.table.insertIf({ ...run, run_token_hash: tokenHash },
+      '(@task_id IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = @task_id AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup_id)))');
+  }
   async get(id: string) { return strip(this.table.get(id)); }
 
   async list(filter: RunFilter) {
@@ -28,17 +32,28 @@ export class SqliteRuns implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { this.table.update(id, patch); }
-  async close(id: string, patch: Partial<Run>) { this.table.update(id, { ...patch, run_token_hash: null }); }
-  async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
-
-  async recordProgress(runId: string, taskId: string, since: number, progressActions: boolean) {
-    return this.sql.get<{ made_progress: number }>(
-      `UPDATE runs SET made_progress = (@actions
-         OR EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
-         OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
-         OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since))
-       WHERE id = @run RETURNING made_progress`, { run: runId, task: taskId, since, actions: progressActions })?.made_progress === 1;
+  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun> {
+    // RETURNING sees the task before the runs_ended trigger frees it: `released` says whether this run's wakeup held it.
+    const row = this.sql.get<{ made_progress: number | null; released: number; waiters: string }>(
+      `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
+         run_token_hash = NULL,
+         made_progress = CASE WHEN @task IS NULL THEN made_progress ELSE (
+           EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
+           OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
+           OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since)) END
+       WHERE id = @id
+       RETURNING made_progress,
+         EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
+         (SELECT json_group_array(json_object('id', id, 'agent_id', agent_id, 'available_at', available_at)) FROM (
+           SELECT id, agent_id, available_at FROM agent_wakeup_requests
+           WHERE task_id = runs.task_id AND status = 'queued' AND waiting_on_checkout IS NOT NULL ORDER BY requested_at, id)) AS waiters`,
+      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null });
+    return {
+      madeProgress: progress && row ? row.made_progress === 1 : null,
+      checkoutWaiters: row?.released ? (JSON.parse(row.waiters) as CheckoutWaiter[]) : null,
+    };
   }
+  async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
 
   async attemptsOf(wakeupId: string) {
     return this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE wakeup_id = ?', [wakeupId])!.n;

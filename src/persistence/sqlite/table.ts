@@ -23,6 +23,13 @@ export class Table<T extends object> {
     return this.sql.run(text, row as Record<string, unknown>).changes > 0;
   }
 
+  /** Inserts the row only while `condition` (SQL over the row's @parameters) holds: check and write in one statement. */
+  insertIf(row: T, condition: string): boolean {
+    const keys = this.checked(Object.keys(row));
+    const text = `INSERT INTO ${this.name} (${keys.join(', ')}) SELECT ${keys.map((k) => `@${k}`).join(', ')} WHERE ${condition}`;
+    return this.sql.run(text, row as Record<string, unknown>).changes > 0;
+  }
+
   update(id: string, patch: Partial<T>): number {
     const keys = this.checked(Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined));
     if (keys.length === 0) return 0;
@@ -42,6 +49,24 @@ export class Table<T extends object> {
 
   many(text: string, params?: Record<string, unknown> | unknown[]): T[] {
     return this.sql.all<Record<string, unknown>>(text, params).map((row) => this.decode(row));
+  }
+
+  /**
+   * SQL for one row of `alias` as a JSON object, for reading it beside another table's row in one
+   * statement (a RETURNING clause cannot join). JSON columns stay JSON; decode with decodeObject.
+   */
+  jsonObjectSql(alias: string, extra: Record<string, string> = {}): string {
+    const json = this.decoding.json ?? {};
+    const pairs = [...this.columnSet].map((column) => `'${column}', ${column in json ? `json(${alias}.${column})` : `${alias}.${column}`}`);
+    for (const [key, sql] of Object.entries(extra)) pairs.push(`'${key}', ${sql}`);
+    return `json_object(${pairs.join(', ')})`;
+  }
+
+  /** A row read through jsonObjectSql, parsed: the fallbacks and booleans of decode, JSON already parsed. */
+  decodeObject(row: Record<string, unknown>): T {
+    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) row[column] ??= fallback;
+    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
+    return row as T;
   }
 
   decode(row: Record<string, unknown>): T {

@@ -3,7 +3,7 @@ import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } 
 import type { Sql } from './sql.js';
 import { Table, clampLimit } from './table.js';
 
-type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
+export type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
 const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
 const TASK_COLUMNS = [
@@ -12,17 +12,29 @@ const TASK_COLUMNS = [
   'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
 ] as const;
 
+export const taskTable = (sql: Sql) => new Table<TaskRow>(sql, 'tasks', TASK_COLUMNS, { json: { executor: null }, bool: ['requires_approval'] });
+export const commentTable = (sql: Sql) =>
+  new Table<Comment>(sql, 'comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
+
+/** A task's workspace exists, and its assignee (live), project and parent belong to it. */
+const REFERENCES_HOLD = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id)
+  AND (@assignee_agent_instance_id IS NULL OR EXISTS (SELECT 1 FROM agent_instances
+    WHERE id = @assignee_agent_instance_id AND workspace_id = @workspace_id AND deleted_at IS NULL))
+  AND (@project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = @project_id AND workspace_id = @workspace_id))
+  AND (@parent_id IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = @parent_id AND workspace_id = @workspace_id))`;
+
 export class SqliteTasks implements TaskRepo {
   private readonly table: Table<TaskRow>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'tasks', TASK_COLUMNS, { json: { executor: null }, bool: ['requires_approval'] });
+    this.table = taskTable(sql);
   }
 
   async insert(task: Task) {
     const { blocked_by, reviewers, ...row } = task;
-    this.table.insert(row);
+    if (!this.table.insertIf(row, REFERENCES_HOLD)) return false;
     this.insertLinks('task_blockers', 'blocker_task_id', task.id, blocked_by);
     this.insertLinks('task_reviewers', 'agent_id', task.id, reviewers);
+    return true;
   }
 
   async get(id: string) {
@@ -155,7 +167,7 @@ export class SqliteTasks implements TaskRepo {
 export class SqliteComments implements CommentRepo {
   private readonly table: Table<Comment>;
   constructor(sql: Sql) {
-    this.table = new Table(sql, 'comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
+    this.table = commentTable(sql);
   }
   async insert(comment: Comment) { this.table.insert(comment); }
   async get(id: string) { return this.table.get(id); }

@@ -1,5 +1,6 @@
 import type { Wakeup } from '../../domain/types.js';
-import type { Fence, WakeupFilter, WakeupRepo } from '../store.js';
+import type { EnqueueResult, Fence, FoldRule, WakeupFilter, WakeupRepo } from '../store.js';
+import { DispatchClaim } from './dispatchClaim.js';
 import { fencedBy } from './leases.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
@@ -10,11 +11,134 @@ const WAKEUP_COLUMNS = [
   'context_snapshot', 'run_id', 'routine_run_id', 'waiting_on_checkout', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
 ] as const;
 
+const COLUMN_LIST = WAKEUP_COLUMNS.join(', ');
+
+/**
+ * The agent's wakeup whose run exists but has not started: a queued run first, then a run waiting
+ * for its retry (the spec's in-flight order minus running, which could not see a merged payload).
+ * Two seeks on (agent_id, status), not a scan.
+ */
+const UNSTARTED_RUN_SQL = `SELECT id, task_id, run_id FROM (
+    SELECT 0 AS rank, * FROM (SELECT w.id, w.task_id, w.run_id, w.requested_at FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
+      WHERE w.agent_id = @agent AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at, w.id LIMIT 1)
+    UNION ALL
+    SELECT 1 AS rank, * FROM (SELECT id, task_id, run_id, requested_at FROM agent_wakeup_requests
+      WHERE agent_id = @agent AND status = 'scheduled_retry' AND run_id IS NOT NULL ORDER BY requested_at, id LIMIT 1))
+  ORDER BY rank LIMIT 1`;
+
+/**
+ * A fire's own routine run; for the first assignment of a routine's task, the run that created the
+ * task (API.md: the heavy outcome comes from that wakeup). So ending any other wakeup reads no routine run.
+ */
+const ROUTINE_RUN_OF_REQUEST = `COALESCE(@routine_run_id, CASE WHEN @source = 'task_assigned' AND @task_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests WHERE task_id = @task_id AND source = 'task_assigned')
+  THEN (SELECT id FROM office_routine_runs WHERE linked_task_id = @task_id LIMIT 1) END)`;
+
+/** The request's own values, with the columns a fold decides taken from the target `t` (NULL: none). */
+const QUEUED_OR_FOLDED_VALUES = WAKEUP_COLUMNS.map((column) => {
+  switch (column) {
+    case 'workspace_id': return 'agent.workspace_id';
+    case 'status': return "CASE WHEN t.id IS NULL THEN 'queued' ELSE 'coalesced' END";
+    case 'coalesced_into_id': return 't.id';
+    case 'run_id': return 't.run_id';
+    case 'finished_at': return 'CASE WHEN t.id IS NULL THEN NULL ELSE @requested_at END';
+    case 'routine_run_id': return ROUTINE_RUN_OF_REQUEST;
+    default: return `@${column}`;
+  }
+}).join(', ');
+
+/** A request folded into a known target `t`: its run is the one given, if any. */
+const FOLDED_VALUES = WAKEUP_COLUMNS.map((column) => {
+  switch (column) {
+    case 'status': return "'coalesced'";
+    case 'coalesced_into_id': return 't.id';
+    case 'run_id': return '@fold_run';
+    case 'finished_at': return '@requested_at';
+    case 'routine_run_id': return ROUTINE_RUN_OF_REQUEST;
+    default: return `@${column}`;
+  }
+}).join(', ');
+
+/** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other. */
+const APPEND_WAKE = `CASE WHEN json_type(context_snapshot, '$.wakes') = 'array'
+  THEN json_insert(context_snapshot, '$.wakes[#]', json(@entry))
+  ELSE json_set(context_snapshot, '$.wakes', json_array(json(@entry))) END`;
+
+/** The atomic claim: queued (or a due retry) to claimed, only while the fence holds the agent's lease. */
+const CLAIM = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
+  WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy('agent_wakeup_requests.agent_id')}`;
+
+const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: fence.owner_id, epoch: fence.epoch });
+
 export class SqliteWakeups implements WakeupRepo {
   private readonly table: Table<Wakeup>;
+  private readonly dispatchClaim: DispatchClaim;
   constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'agent_wakeup_requests', WAKEUP_COLUMNS,
       { json: { payload: {}, context_snapshot: {} }, bool: ['recovered'] });
+    this.dispatchClaim = new DispatchClaim(sql, this.table);
+  }
+
+  async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
+    const stored = this.insertOrFoldRow(wakeup, fold);
+    if (stored) return stored.status === 'queued' ? { kind: 'queued', wakeup: stored } : this.completeFold(stored, wakeup);
+    const existing = wakeup.idempotency_key === null ? undefined : await this.findByKey(wakeup.idempotency_key);
+    if (!existing) return { kind: 'agent_gone' };
+    if (existing.requested_at > keyWindowStart) return { kind: 'duplicate', wakeup: existing };
+    await this.retireKey(existing.id);
+    return this.enqueueOrFold(wakeup, fold, keyWindowStart);
+  }
+
+  async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
+    const stored = this.table.one(
+      `INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
+       SELECT ${FOLDED_VALUES} FROM agent_wakeup_requests t
+       WHERE t.id = @target AND t.status IN ('queued', 'scheduled_retry')
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+      { ...wakeup, target: targetId, fold_run: runId });
+    if (!stored) return null;
+    const folded = this.completeFold(stored, wakeup);
+    return { wakeup: folded.wakeup, into: folded.into };
+  }
+
+  /**
+   * The one statement of the common path. The target is the oldest queued wakeup of the agent and
+   * source inside the window (if its task scope admits the request), else the agent's run of the
+   * same task that has not started; with neither, the row is queued. No row: the agent is gone or
+   * the key is taken.
+   */
+  private insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): Wakeup | undefined {
+    return this.table.one(
+      `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
+       window_target AS (
+         SELECT id, task_id, NULL AS run_id, 0 AS rank FROM agent_wakeup_requests
+         WHERE @fold AND @window_since IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
+           AND requested_at >= @window_since AND retry_count = 0
+         ORDER BY requested_at, id LIMIT 1),
+       run_target AS (${UNSTARTED_RUN_SQL}),
+       target AS (
+         SELECT id, run_id FROM (
+           SELECT id, run_id, rank FROM window_target WHERE @any_task OR task_id IS @task_id
+           UNION ALL
+           SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold AND task_id IS @task_id)
+         ORDER BY rank LIMIT 1)
+       INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
+       SELECT ${QUEUED_OR_FOLDED_VALUES} FROM agent LEFT JOIN target t ON 1
+       WHERE 1
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+      { ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false, agent: wakeup.agent_id });
+  }
+
+  /** The fold's other half: the target counts the request and carries its wake, and so does its run while queued. */
+  private completeFold(stored: Wakeup, wakeup: Wakeup): { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' } {
+    const entry = JSON.stringify((wakeup.context_snapshot as { wakes: unknown[] }).wakes[0]);
+    const into = this.table.one(
+      `UPDATE agent_wakeup_requests SET coalesced_count = coalesced_count + 1, context_snapshot = ${APPEND_WAKE}
+       WHERE id = @id RETURNING *`, { id: stored.coalesced_into_id, entry })!;
+    if (stored.run_id) {
+      this.sql.run(`UPDATE runs SET context_snapshot = ${APPEND_WAKE} WHERE id = @id AND status = 'queued'`, { id: stored.run_id, entry });
+    }
+    return { kind: 'folded', wakeup: stored, into, via: stored.run_id ? 'unstarted_run' : 'window' };
   }
 
   async insert(wakeup: Wakeup) { this.table.insert(wakeup); }
@@ -38,35 +162,14 @@ export class SqliteWakeups implements WakeupRepo {
     this.sql.run("UPDATE agent_wakeup_requests SET idempotency_key = idempotency_key || '#expired:' || id WHERE id = ?", [id]);
   }
 
-  async findCoalesceTarget(agentId: string, source: string, since: number) {
-    return this.table.one(
-      `SELECT * FROM agent_wakeup_requests
-       WHERE agent_id = ? AND status = 'queued' AND source = ? AND requested_at >= ? AND retry_count = 0
-       ORDER BY requested_at LIMIT 1`, [agentId, source, since]);
-  }
-
-  async findUnstartedRun(agentId: string) {
-    // Queued run first, then a run waiting for its retry: the spec's in-flight order minus
-    // running, which could not see a merged payload. Two seeks on (agent_id, status), not a scan, in one statement.
-    const row = this.table.one(
-      `SELECT * FROM (
-         SELECT 0 AS rank, * FROM (SELECT w.* FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
-           WHERE w.agent_id = @agent AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at LIMIT 1)
-         UNION ALL
-         SELECT 1 AS rank, * FROM (SELECT * FROM agent_wakeup_requests WHERE agent_id = @agent AND status = 'scheduled_retry' AND run_id IS NOT NULL
-           ORDER BY requested_at LIMIT 1))
-       ORDER BY rank LIMIT 1`, { agent: agentId }) as (Wakeup & { rank?: number }) | undefined;
-    if (!row) return undefined;
-    const { rank: _rank, ...wakeup } = row;
-    return wakeup as Wakeup;
-  }
-
   async claim(id: string, at: number, fence: Fence) {
-    return this.table.one(
-      `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
-       WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy('agent_wakeup_requests.agent_id')}
-       RETURNING *`, { id, at, owner: fence.owner_id, epoch: fence.epoch });
+    return this.table.one(`${CLAIM} RETURNING *`, claimParams(id, at, fence));
   }
+
+  async claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }) {
+    return this.dispatchClaim.claim(CLAIM, claimParams(id, at, fence), periodStarts);
+  }
+
 
   async update(id: string, patch: Partial<Wakeup>) { this.table.update(id, patch); }
 
