@@ -18,9 +18,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { liveSessionsOf } from '../fixtures/lib.mjs';
-import { checkAccounting, checkInvariants, type InvariantReport } from '../simulation/invariants.js';
+import { checkAccounting, checkInvariants, type InvariantReport, type RowReader } from '../simulation/invariants.js';
+import { sqliteFaults } from '../helpers/storage.js';
 import { prng, type Prng } from '../simulation/prng.js';
 import { killServer } from '../helpers/processes.js';
 
@@ -414,7 +414,7 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
     agentsKilled += killAgentsOf(token);
 
     // The rows decide.
-    const db = new Database(dbPath, { readonly: true });
+    const db = sqliteFaults(dbPath);
     let report: InvariantReport;
     const violations: string[] = [];
     try {
@@ -473,10 +473,10 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
 }
 
 /** Every acknowledged request is accounted for by its row, and by a wakeup row where it wakes someone. */
-function checkSent(db: Database.Database, sent: Sent[]): string[] {
+function checkSent(db: RowReader, sent: Sent[]): string[] {
   const violations: string[] = [];
   const lost = (what: string, ref: unknown) => violations.push(`lost ${what}: ${JSON.stringify(ref)}`);
-  const get = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as any;
+  const get = (sql: string, ...params: unknown[]) => db.get<any>(sql, ...params);
   for (const s of sent) {
     if (s.outcome === 'ok') {
       if (s.kind === 'task') {

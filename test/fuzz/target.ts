@@ -19,6 +19,7 @@ import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../src/config.js';
 import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { sqliteFaults } from '../helpers/storage.js';
 
 export interface Route {
   method: string;
@@ -90,6 +91,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
   const scheduler = await createScheduler({ config, clock });
   await scheduler.start({ listen: false });
   const store = scheduler.store as SqliteStore;
+  const raw = sqliteFaults(store);
   const { org, tasks, routines } = scheduler.services;
 
   // A small world for ids to point at.
@@ -135,7 +137,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     }
   };
   for (const table of ['workspaces', 'projects', 'agent_instances', 'tasks', 'comments', 'approvals', 'budgets', 'agent_wakeup_requests', 'runs', 'office_routines', 'office_routine_triggers', 'office_routine_runs', 'inbox_items']) {
-    learn(store.db.prepare(`SELECT id FROM ${table}`).all());
+    learn(raw.all(`SELECT id FROM ${table}`));
   }
   const webhooks = created.triggers.filter((t) => t.kind === 'webhook').map((t) => ({
     publicId: t.public_id!, mode: t.signing_mode!, secret: t.secret,
@@ -157,16 +159,16 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
   }
 
   // The write counter.
-  const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
+  const tables = raw.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     .map((t) => t.name);
-  store.db.exec('CREATE TABLE _fuzz_writes (n INTEGER NOT NULL); INSERT INTO _fuzz_writes VALUES (0);');
+  raw.exec('CREATE TABLE _fuzz_writes (n INTEGER NOT NULL); INSERT INTO _fuzz_writes VALUES (0);');
   for (const table of tables) {
     for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      store.db.exec(`CREATE TRIGGER _fuzz_${table}_${op.toLowerCase()} AFTER ${op} ON ${table} BEGIN UPDATE _fuzz_writes SET n = n + 1; END;`);
+      raw.exec(`CREATE TRIGGER _fuzz_${table}_${op.toLowerCase()} AFTER ${op} ON ${table} BEGIN UPDATE _fuzz_writes SET n = n + 1; END;`);
     }
   }
-  const counts = tables.map((table) => [table, store.db.prepare(`SELECT COUNT(*) AS n, COALESCE(MAX(rowid), 0) AS m FROM ${table}`)] as const);
-  const writes = store.db.prepare('SELECT n FROM _fuzz_writes');
+  // MAX(rowid) too: an insert and a delete in one request leave the count but not the highest rowid.
+  const counts = tables.map((table) => [table, `SELECT COUNT(*) AS n, COALESCE(MAX(rowid), 0) AS m FROM ${table}`] as const);
 
   return {
     scheduler, store, routes, ids, webhooks, bodyLimit: config.bodyLimitBytes,
@@ -180,9 +182,9 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     },
     fingerprint() {
       return {
-        writes: (writes.get() as { n: number }).n,
-        rows: Object.fromEntries(counts.map(([table, statement]) => {
-          const row = statement.get() as { n: number; m: number };
+        writes: raw.get<{ n: number }>('SELECT n FROM _fuzz_writes')!.n,
+        rows: Object.fromEntries(counts.map(([table, sql]) => {
+          const row = raw.get<{ n: number; m: number }>(sql)!;
           return [table, [row.n, row.m]];
         })),
       };

@@ -50,6 +50,8 @@ export interface SqliteFaults {
   setReadOnly(on: boolean): void;
   /** Closes a connection this helper opened on a path; a no-op on a store's own. */
   close(): void;
+  /** Closes the store's own connection under it, as a process that dies does: uncommitted work is lost. */
+  kill(): void;
 }
 
 /**
@@ -80,5 +82,6 @@ export function sqliteFaults(target: Store | string): SqliteFaults {
     pragma: (statement) => db.pragma(statement, { simple: true }),
     setReadOnly: (on) => void db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`),
     close: () => { if (own && db.open) db.close(); },
+    kill: () => db.close(),
   };
 }

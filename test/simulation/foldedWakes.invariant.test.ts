@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../src/config.js';
-import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { sqliteFaults } from '../helpers/storage.js';
 import { checkInvariants } from './invariants.js';
 
 /** Lets every pending store unit, event delivery and actor step run out. */
@@ -59,7 +59,7 @@ describe('simulation invariant: folded wakeups', () => {
       clock.increment(1);
       await settle(scheduler);
 
-      const db = (scheduler.store as SqliteStore).db;
+      const db = sqliteFaults(scheduler.store);
       const report = checkInvariants(db);
       expect(report.violations.filter((v) => v.startsWith('folded wakeup lost'))).toEqual([]);
       expect(report.violations).toEqual([]);

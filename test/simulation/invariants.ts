@@ -3,7 +3,10 @@
  * (the rows are the truth; actors are only caches). Shared by the crash-restart harness
  * (test/crash) and the deterministic simulation (test/simulation).
  */
-import type Database from 'better-sqlite3';
+import type { SqliteFaults } from '../helpers/storage.js';
+
+/** Where the invariants read the rows from: SQL over the database file (sqliteFaults). */
+export type RowReader = Pick<SqliteFaults, 'all' | 'get'>;
 
 export interface InvariantReport {
   violations: string[];
@@ -22,11 +25,11 @@ const OPEN_WAKEUP = "('queued', 'claimed', 'scheduled_retry')";
 /** `key#expired:<id>` is a retired key; it still names the same request. */
 const BASE_KEY = "CASE WHEN instr(w.idempotency_key, '#expired:') > 0 THEN substr(w.idempotency_key, 1, instr(w.idempotency_key, '#expired:') - 1) ELSE w.idempotency_key END";
 
-function all<T>(db: Database.Database, sql: string): T[] {
-  return db.prepare(sql).all() as T[];
+function all<T>(db: RowReader, sql: string): T[] {
+  return db.all<T>(sql);
 }
 
-function countBy(db: Database.Database, table: string, column: string): Record<string, number> {
+function countBy(db: RowReader, table: string, column: string): Record<string, number> {
   return Object.fromEntries(all<{ k: string; n: number }>(db, `SELECT ${column} AS k, COUNT(*) AS n FROM ${table} GROUP BY ${column}`).map((r) => [r.k, r.n]));
 }
 
@@ -39,7 +42,7 @@ function sample(rows: unknown[], max = 5): string {
  * idempotency key, every cron tick fired at most once (and succeeded at most once), no checkout or
  * `working` status left behind by a crash, and the wakeup/run rows agree with each other.
  */
-export function checkInvariants(db: Database.Database, options: { drained?: boolean } = {}): InvariantReport {
+export function checkInvariants(db: RowReader, options: { drained?: boolean } = {}): InvariantReport {
   const drained = options.drained ?? true;
   const violations: string[] = [];
   const check = (name: string, rows: unknown[]) => {
@@ -111,7 +114,7 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
     all(db, `SELECT rr.id, rr.status, w.id AS wakeup_id, w.status AS wakeup_status FROM office_routine_runs rr
              JOIN agent_wakeup_requests w ON w.id = CASE WHEN rr.status = 'dispatched' THEN rr.linked_wakeup_id ELSE
                (SELECT a.id FROM agent_wakeup_requests a WHERE a.task_id = rr.linked_task_id AND a.source = 'task_assigned'
-                ORDER BY a.requested_at, a.rowid LIMIT 1) END
+                ORDER BY a.requested_at, a.id LIMIT 1) END
              WHERE rr.outcome IS NULL AND rr.status IN ('dispatched', 'task_created') AND w.status NOT IN ${OPEN_WAKEUP}`));
   check('heavy routine run without its task',
     all(db, `SELECT rr.id FROM office_routine_runs rr WHERE rr.status = 'task_created'
@@ -119,7 +122,7 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
 
   const wakeupsByStatus = countBy(db, 'agent_wakeup_requests', 'status');
   const runsByStatus = countBy(db, 'runs', 'status');
-  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  const one = (sql: string) => db.get<{ n: number }>(sql)!.n;
   return {
     violations,
     figures: {
@@ -141,7 +144,7 @@ export function checkInvariants(db: Database.Database, options: { drained?: bool
  * agent paused (the sweep then owns it). A reassigned task whose new assignee's wakeup met the
  * former assignee's checkout used to end here with nothing.
  */
-export function checkAssignmentsServed(db: Database.Database): string[] {
+export function checkAssignmentsServed(db: RowReader): string[] {
   const unserved = all(db, `SELECT t.id, t.state, t.assignee_agent_instance_id AS assignee, t.assigned_at FROM tasks t
     JOIN agent_instances a ON a.id = t.assignee_agent_instance_id
     WHERE t.workflow = 'office' AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED') AND t.archived_at IS NULL AND a.deleted_at IS NULL
@@ -158,7 +161,7 @@ export function checkAssignmentsServed(db: Database.Database): string[] {
  * 0 lost: every committed task assignment, comment and reassignment has its wakeup, whatever the
  * crash interrupted between the write and its event's delivery. Names are prefixed by the harness.
  */
-export function checkAccounting(db: Database.Database, options: { assignedAtComment?: Set<string> } = {}): string[] {
+export function checkAccounting(db: RowReader, options: { assignedAtComment?: Set<string> } = {}): string[] {
   const violations: string[] = [];
   const check = (name: string, rows: unknown[]) => {
     if (rows.length > 0) violations.push(`${name}: ${rows.length} ${sample(rows)}`);

@@ -21,6 +21,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import type { SqliteStore } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { sqliteFaults } from '../helpers/storage.js';
 import { checkAccounting, checkAssignmentsServed, checkInvariants, type InvariantReport } from './invariants.js';
 import { prng, type Prng } from './prng.js';
 
@@ -129,8 +130,9 @@ export class SimulationWorld {
     return this.gen.clock;
   }
 
-  get db() {
-    return this.gen.store.db;
+  /** The rows, read with SQL on the store's own connection (the simulation is SQLite's). */
+  get sql() {
+    return sqliteFaults(this.gen.store);
   }
 
   get crashed(): boolean {
@@ -162,7 +164,7 @@ export class SimulationWorld {
     this.crashes++;
     this.log(`CRASH at ${point}`);
     try {
-      gen.store.db.close();
+      sqliteFaults(gen.store).kill();
     } catch (error) {
       this.log(`close failed: ${(error as Error).message}`);
     }
@@ -225,12 +227,12 @@ export class SimulationWorld {
     };
     const finalStatus = (patch: { status?: string }) => patch.status === 'succeeded' || patch.status === 'failed' || patch.status === 'interrupted';
     wrap('tasks', 'insert', (args) => (args[0].assignee_agent_instance_id ? 'task:inserted' : null));
-    wrap('wakeups', 'insert', (args) => (args[0].status === 'queued' ? 'enqueue:inserted' : null),
-      (args) => (args[0].status === 'queued' ? 'enqueue:committed' : null));
+    wrap('wakeups', 'enqueueOrFold', (_args, result) => (result.kind === 'queued' ? 'enqueue:inserted' : null),
+      (_args, result) => (result.kind === 'queued' ? 'enqueue:committed' : null));
     wrap('outbox', 'remove', () => 'outbox:ack');
-    wrap('wakeups', 'claim', (_args, claimed) => (claimed ? 'prepare:claimed' : null));
-    wrap('runs', 'insert', (args) => (args[0].status === 'running' ? 'prepare:run-inserted' : null),
-      (args) => (args[0].status === 'running' ? 'prepare:committed' : null));
+    wrap('wakeups', 'claimForDispatch', (_args, claimed) => (claimed ? 'prepare:claimed' : null));
+    wrap('runs', 'start', (_args, started) => (started ? 'prepare:run-inserted' : null),
+      (_args, started) => (started ? 'prepare:committed' : null));
     wrap('runs', 'close', (args) => (finalStatus(args[1]) ? (gen.booting ? 'recover:interrupting' : 'finish:run-updated') : null),
       (args) => (finalStatus(args[1]) && !gen.booting ? 'finish:committed' : null));
     wrap('wakeups', 'update', (args) => (args[1].status === 'scheduled_retry' && !gen.booting ? 'finish:retry-scheduled' : null));
@@ -348,9 +350,9 @@ export class SimulationWorld {
   }
 
   openWork(): number {
-    return (this.db.prepare(`SELECT
+    return this.sql.get<{ n: number }>(`SELECT
       (SELECT COUNT(*) FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')) +
-      (SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running')) AS n`).get() as { n: number }).n;
+      (SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running')) AS n`)!.n;
   }
 
   /** Pauses the routines and lets everything open finish on simulated time. */
@@ -366,7 +368,7 @@ export class SimulationWorld {
       if (this.openWork() === 0) return null;
       const next = this.nextDeadline();
       if (next === null) {
-        const open = this.db.prepare("SELECT id, agent_id, status, source, available_at, retry_count FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')").all();
+        const open = this.sql.all("SELECT id, agent_id, status, source, available_at, retry_count FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')");
         const views = [...new Set(open.map((w: any) => w.agent_id))].map((id) => ({ id, view: this.scheduler.supervisor.view(id as string) }));
         return `open work with no timer left to wake it: ${JSON.stringify(open.slice(0, 5))} actors ${JSON.stringify(views)}`;
       }
@@ -438,7 +440,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
       // millisecond share the spec's `task_assigned:<task>:<timestamp>` key, a known issue pinned
       // in test/simulation/knownIssues.test.ts rather than hit at random here.
       await world.advance(r.int(1, 50));
-      const tasks = world.db.prepare("SELECT id, assignee_agent_instance_id AS assignee, state FROM tasks WHERE workflow = 'office'").all() as { id: string; assignee: string | null; state: string }[];
+      const tasks = world.sql.all<{ id: string; assignee: string | null; state: string }>("SELECT id, assignee_agent_instance_id AS assignee, state FROM tasks WHERE workflow = 'office'");
       const task = tasks.length ? r.pick(tasks) : null;
       const x = r();
       if (x < 0.22) {
@@ -478,7 +480,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     for (const agent of agents) await world.act(`resume ${agent.slice(-4)}`, () => s().org.updateAgent(agent, { status: 'idle' }));
     const stuck = await world.drain();
     if (stuck) violations.push(stuck);
-    const db = world.db;
+    const db = world.sql;
     const report = checkInvariants(db, { drained: stuck === null });
     violations.push(...report.violations, ...checkAccounting(db, { assignedAtComment }), ...checkAssignmentsServed(db));
     // Restore agrees with the rows: after draining every actor is idle with an empty inbox.
