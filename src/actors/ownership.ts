@@ -28,11 +28,15 @@ export class AgentOwnership {
     const leases = await this.deps.store.transaction((tx) => tx.leases.takeAll(this.owner, null));
     this.epochs.clear();
     for (const lease of leases) this.epochs.set(lease.agent_id, lease.epoch);
-    const epochs = leases.map((lease) => lease.epoch);
-    this.deps.log.info({
-      owner: this.owner, agents: leases.length,
-      epoch_min: epochs.length ? Math.min(...epochs) : null, epoch_max: epochs.length ? Math.max(...epochs) : null,
-    }, 'took over every agent: leases of earlier owners are fenced out');
+    // A loop, not Math.min(...epochs): a spread of 100,000 arguments overflows the stack.
+    let min: number | null = null;
+    let max: number | null = null;
+    for (const { epoch } of leases) {
+      min = min === null ? epoch : Math.min(min, epoch);
+      max = max === null ? epoch : Math.max(max, epoch);
+    }
+    this.deps.log.info({ owner: this.owner, agents: leases.length, epoch_min: min, epoch_max: max },
+      'took over every agent: leases of earlier owners are fenced out');
     return leases;
   }
 
