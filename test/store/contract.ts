@@ -195,6 +195,39 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.wakeups.claim('wk_missing', now + 2, fence))).toBeUndefined();
       });
 
+      it('a claim for dispatch wins once under concurrent callers, and answers with the agent, task, budget standing and resume delta', async () => {
+        const { agent, workspace } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const wakeup = wakeupRow(agent, now + 100, { task_id: task.id, source: 'task_assigned', payload: { task_id: task.id } });
+        const earlier = wakeupRow(agent, now, { task_id: task.id, status: 'finished' });
+        const budget = budgetRow(workspace.id, now, { scope: 'agent', scope_id: agent.id, period: 'daily' });
+        const fence = await write(async (tx) => {
+          await tx.tasks.insert(task);
+          for (const w of [earlier, wakeup]) await tx.wakeups.insert(w);
+          await tx.runs.insert(runRow(earlier, now, { status: 'succeeded', started_at: now + 10, finished_at: now + 20 }), null);
+          await tx.comments.insert(commentRow(task, now + 5, { body: 'before the last session' }));
+          await tx.comments.insert(commentRow(task, now + 30, { body: 'since the last session' }));
+          await tx.budgets.insert(budget);
+          await tx.budgets.recordCost({ workspace_id: workspace.id, project_id: null, agent_id: agent.id, run_id: 'run_x', cost_usd: 2, created_at: now + 1 });
+          return lease(tx, agent.id);
+        });
+        const periods = { daily: now, monthly: now - 86_400_000 };
+        const claims = await race(store, RACERS, (tx) => tx.wakeups.claimForDispatch(wakeup.id, now + 200, fence, periods));
+        const won = claims.filter((c) => c !== undefined);
+        expect(won).toHaveLength(1);
+        expect(won[0]).toMatchObject({
+          wakeup: { id: wakeup.id, status: 'claimed', claimed_at: now + 200 },
+          agent: { id: agent.id }, task: { id: task.id, blocked_by: [], reviewers: [] },
+          budgets: [{ budget: { id: budget.id }, spent: 2 }], attempts: 0, resumeSince: now + 10,
+        });
+        expect(won[0]!.comments.map((c) => c.body)).toEqual(['since the last session']);
+        const stale = { ...fence, epoch: fence.epoch - 1 };
+        const other = wakeupRow(agent, now);
+        await write((tx) => tx.wakeups.insert(other));
+        expect(await write((tx) => tx.wakeups.claimForDispatch(other.id, now + 200, stale, periods))).toBeUndefined();
+        expect(await read((tx) => tx.wakeups.get(other.id))).toMatchObject({ status: 'queued' });
+      });
+
       it('a claim clears a checkout wait and a skip reason', async () => {
         const { agent } = await seed();
         const wakeup = wakeupRow(agent, now, { waiting_on_checkout: 'wk_holder', skip_reason: 'cooldown' });
@@ -484,6 +517,23 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: null });
       });
 
+      it('of runs started concurrently for different wakeups on one task, exactly one starts: it takes the checkout and the agent works', async () => {
+        const { agent } = await seed({ max_concurrent_sessions: RACERS });
+        const task = taskRow(agent.workspace_id, now);
+        const wakeups = Array.from({ length: RACERS }, () => wakeupRow(agent, now, { task_id: task.id, status: 'claimed' }));
+        await write(async (tx) => { await tx.tasks.insert(task); for (const w of wakeups) await tx.wakeups.insert(w); });
+        const started = await race(store, RACERS, (tx, i) => tx.runs.start(runRow(wakeups[i]!, now, { status: 'running', started_at: now }), null));
+        expect(started.filter(Boolean)).toHaveLength(1);
+        const winner = wakeups[started.indexOf(true)]!;
+        expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: winner.id, checkout_agent_id: agent.id });
+        expect(await read((tx) => tx.runs.list({ task_id: task.id }))).toHaveLength(1);
+        const [run] = await read((tx) => tx.runs.list({ task_id: task.id }));
+        expect(await read((tx) => tx.wakeups.get(winner.id))).toMatchObject({ run_id: run!.id });
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'working' });
+        // The holder's next attempt starts on the checkout it holds.
+        expect(await write((tx) => tx.runs.start(runRow(winner, now + 1, { attempt: 2, status: 'running', started_at: now + 1 }), null))).toBe(true);
+      });
+
       it('one run per attempt of a wakeup: of concurrent inserts of the same attempt, one is stored', async () => {
         const { agent } = await seed();
         const wakeup = wakeupRow(agent, now);
@@ -587,6 +637,37 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.routines.takeRunSlot(waiting.id, agent.id, { deployment: 100, agent: 3 }))).toBe(true);
         expect(await write((tx) => tx.routines.releaseRunSlot(waiting.id))).toBe(true);
         expect(await write((tx) => tx.routines.releaseRunSlot(waiting.id))).toBe(false);
+      });
+
+      it('routine-run cap slots in batches: concurrent batches never hold more than the deployment cap or an agent\'s cap', async () => {
+        const { agent, workspace } = await seed({ max_concurrent_routine_runs: 3 });
+        const other = agentRow(workspace.id, now);
+        const routine = routineRow(agent, now);
+        const otherRoutine = routineRow(other, now);
+        const runs = Array.from({ length: 12 }, (_, i) => routineRunRow(i % 2 ? routine : otherRoutine, now, { status: 'dispatched' }));
+        await write(async (tx) => {
+          await tx.agents.insert(other);
+          for (const r of [routine, otherRoutine]) await tx.routines.insert(r);
+          for (const r of runs) await tx.routines.insertRun(r);
+        });
+        const batch = (i: number) => runs.slice(i * 3, i * 3 + 3).map((r) => ({ runId: r.id, agentId: r.routine_id === routine.id ? agent.id : other.id }));
+        const granted = (await race(store, 4, (tx, i) => tx.routines.takeRunSlots(batch(i), 7))).flatMap((set) => [...set]);
+        expect(granted.length).toBeLessThanOrEqual(7);
+        const held = granted.filter((id) => runs.find((r) => r.id === id)!.routine_id === routine.id);
+        expect(held.length).toBeLessThanOrEqual(3);
+        expect(await read((tx) => tx.routines.countActiveRuns({}))).toBe(granted.length);
+        expect(await read((tx) => tx.routines.countActiveRuns({ agent_id: agent.id }))).toBe(held.length);
+        expect(new Set(granted).size).toBe(granted.length);
+      });
+
+      it('reads schedule triggers with their routines by id, and updates a run\'s status and links', async () => {
+        const { trigger, routine } = await seedTrigger();
+        expect((await read((tx) => tx.routines.scheduleTriggers([trigger.id, 'trg_missing']))).map((l) => [l.trigger.id, l.routine.id]))
+          .toEqual([[trigger.id, routine.id]]);
+        const run = routineRunRow(routine, now);
+        await write((tx) => tx.routines.insertRun(run));
+        await write((tx) => tx.routines.updateRun(run.id, { status: 'skipped', skip_reason: 'idle' }));
+        expect(await read((tx) => tx.routines.getRun(run.id))).toEqual({ ...run, status: 'skipped', skip_reason: 'idle' });
       });
 
       it('a routine run is recorded once per (trigger, scheduled tick), whoever inserts it', async () => {
