@@ -937,6 +937,50 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.runs.list({ agent_id: agent.id }))).map((r) => r.id)).toEqual(runs.map((r) => r.id).reverse());
       });
 
+      it('every other list of rows written in the same millisecond comes back oldest first (by id), however they were inserted', async () => {
+        const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+        const workspaces = idsInMintOrder('ws', 3).map((id) => workspaceRow(now, { id }));
+        const ws = workspaces[0]!.id;
+        const projects = idsInMintOrder('prj', 3).map((id) => projectRow(ws, now, { id }));
+        const agents = idsInMintOrder('agt', 3).map((id) => agentRow(ws, now, { id, role: 'coordinator' }));
+        const budgets = idsInMintOrder('bdg', 3).map((id) => budgetRow(ws, now, { id }));
+        const parent = taskRow(ws, now);
+        const blockers = idsInMintOrder('tsk', 3).map((id) => taskRow(ws, now, { id }));
+        const children = idsInMintOrder('tsk', 3).map((id) => taskRow(ws, now, { id, parent_id: parent.id, blocked_by: ids(blockers), assignee_agent_instance_id: agents[0]!.id }));
+        const approvals = idsInMintOrder('apr', 3).map((id) => approvalRow(agents[0]!, parent.id, now, { id }));
+        const wakeups = idsInMintOrder('wk', 3).map((id) => wakeupRow(agents[0]!, now, { id, task_id: parent.id }));
+        const runs = idsInMintOrder('run', 3).map((id, i) => runRow(wakeups[i]!, now, { id, status: 'running' }));
+        await write(async (tx) => {
+          for (const w of [...workspaces].reverse()) await tx.workspaces.insert(w);
+          for (const p of [...projects].reverse()) await tx.projects.insert(p);
+          for (const a of [...agents].reverse()) await tx.agents.insert(a);
+          for (const b of [...budgets].reverse()) await tx.budgets.insert(b);
+          await tx.tasks.insert(parent);
+          for (const t of [...blockers].reverse()) await tx.tasks.insert(t);
+          for (const t of [...children].reverse()) await tx.tasks.insert(t);
+          for (const a of [...approvals].reverse()) await tx.approvals.insert(a);
+          for (const w of [...wakeups].reverse()) await tx.wakeups.insert(w);
+          for (const r of [...runs].reverse()) await tx.runs.insert(r, null);
+          await lease(tx, agents[0]!.id);
+        });
+        expect(ids(await read((tx) => tx.workspaces.list()))).toEqual(ids(workspaces));
+        expect(ids(await read((tx) => tx.projects.list(ws)))).toEqual(ids(projects));
+        expect(ids(await read((tx) => tx.projects.list(undefined)))).toEqual(ids(projects));
+        expect(ids(await read((tx) => tx.agents.list({ workspace_id: ws })))).toEqual(ids(agents));
+        expect(ids(await read((tx) => tx.agents.list({})))).toEqual(ids(agents));
+        expect((await read((tx) => tx.agents.coordinatorOf(ws)))?.id).toBe(agents[0]!.id);
+        expect(ids(await read((tx) => tx.budgets.list(ws)))).toEqual(ids(budgets));
+        expect(ids(await read((tx) => tx.budgets.list(undefined)))).toEqual(ids(budgets));
+        expect(ids(await read((tx) => tx.budgets.forScopes([{ scope: 'workspace', scope_id: ws }])))).toEqual(ids(budgets));
+        expect(ids(await read((tx) => tx.tasks.children(parent.id)))).toEqual(ids(children));
+        expect(ids(await read((tx) => tx.tasks.dependentsOf(blockers[0]!.id)))).toEqual(ids(children));
+        expect(await read((tx) => tx.tasks.openBlockers(children[0]!.id))).toEqual(ids(blockers));
+        expect(ids(await read((tx) => tx.tasks.recoveryCandidates(now - 1, ws)))).toEqual(ids(children));
+        expect((await read((tx) => tx.approvals.pendingForTask(parent.id)))?.id).toBe(approvals[0]!.id);
+        expect(ids(await read((tx) => tx.wakeups.openForTask(parent.id)))).toEqual(ids(wakeups));
+        expect(ids(await read((tx) => tx.runs.listUnfinished(OWNER)))).toEqual(ids(runs));
+      });
+
       it('ids minted one after another sort in the order they were minted', () => {
         const ids = idsInMintOrder('wk', 1000);
         expect(ids.findIndex((id, i) => i > 0 && id < ids[i - 1]!), 'index of the first id that sorts before the one minted before it').toBe(-1);

@@ -21,15 +21,15 @@ export class SqliteBudgets implements BudgetRepo {
   async get(id: string) { return this.table.get(id); }
   async list(workspaceId: string | undefined) {
     return workspaceId
-      ? this.table.many('SELECT * FROM budgets WHERE workspace_id = ? ORDER BY created_at', [workspaceId])
-      : this.table.many('SELECT * FROM budgets ORDER BY created_at LIMIT 1000');
+      ? this.table.many('SELECT * FROM budgets WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])
+      : this.table.many('SELECT * FROM budgets ORDER BY created_at, id LIMIT 1000');
   }
   async forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]) {
     if (scopes.length === 0) return [];
     // scope_id alone is selective (ids are unique across kinds); one statement for every scope.
     const ids = scopes.map((s) => s.scope_id);
     const rows = this.table.many(
-      `SELECT * FROM budgets WHERE scope_id IN (${ids.map(() => '?').join(', ')}) ORDER BY created_at`, ids);
+      `SELECT * FROM budgets WHERE scope_id IN (${ids.map(() => '?').join(', ')}) ORDER BY created_at, id`, ids);
     return rows.filter((budget) => scopes.some((s) => s.scope === budget.scope && s.scope_id === budget.scope_id));
   }
   async spend(scope: Budget['scope'], scopeId: string, since: number) {

@@ -64,7 +64,7 @@ export class DispatchClaim {
       (SELECT ${this.agents.jsonObjectSql('a')} FROM agent_instances a WHERE a.id = ${W}.agent_id) AS agent_row,
       (SELECT ${this.tasks.jsonObjectSql('t', { blocked_by: links('task_blockers', 'blocker_task_id'), reviewers: links('task_reviewers', 'agent_id') })}
          FROM tasks t WHERE t.id = ${W}.task_id) AS task_row,
-      (SELECT json_group_array(${this.budgets.jsonObjectSql('b', { spent: SPEND })} ORDER BY b.created_at) FROM budgets b
+      (SELECT json_group_array(${this.budgets.jsonObjectSql('b', { spent: SPEND })} ORDER BY b.created_at, b.id) FROM budgets b
          WHERE (b.scope = 'workspace' AND b.scope_id = ${W}.workspace_id) OR (b.scope = 'agent' AND b.scope_id = ${W}.agent_id)
             OR (b.scope = 'project' AND b.scope_id = (SELECT project_id FROM tasks WHERE id = ${W}.task_id))) AS budget_rows,
       CASE WHEN ${W}.run_id IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM runs WHERE wakeup_id = ${W}.id) END AS attempts,

@@ -13,7 +13,7 @@ export class SqliteWorkspaces implements WorkspaceRepo {
   async insert(workspace: Workspace) { this.table.insert(workspace); }
   async get(id: string) { return this.table.get(id); }
   async update(id: string, patch: Partial<Workspace>) { this.table.update(id, patch); }
-  async list() { return this.table.many('SELECT * FROM workspaces ORDER BY created_at'); }
+  async list() { return this.table.many('SELECT * FROM workspaces ORDER BY created_at, id'); }
 }
 
 export class SqliteProjects implements ProjectRepo {
@@ -27,8 +27,8 @@ export class SqliteProjects implements ProjectRepo {
   async get(id: string) { return this.table.get(id); }
   async list(workspaceId: string | undefined) {
     return workspaceId
-      ? this.table.many('SELECT * FROM projects WHERE workspace_id = ? ORDER BY created_at', [workspaceId])
-      : this.table.many('SELECT * FROM projects ORDER BY created_at LIMIT 1000');
+      ? this.table.many('SELECT * FROM projects WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])
+      : this.table.many('SELECT * FROM projects ORDER BY created_at, id LIMIT 1000');
   }
   async update(id: string, patch: Partial<Project>) { this.table.update(id, patch); }
 }
@@ -51,8 +51,8 @@ export class SqliteAgents implements AgentRepo {
   async get(id: string) { return this.table.get(id); }
   async list(filter: { workspace_id?: string | undefined }) {
     return filter.workspace_id
-      ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at', [filter.workspace_id])
-      : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at LIMIT 1000');
+      ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at, id', [filter.workspace_id])
+      : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at, id LIMIT 1000');
   }
   async listLive(owner: string) {
     return this.table.many(
@@ -64,6 +64,6 @@ export class SqliteAgents implements AgentRepo {
     // A ceo outranks a coordinator; among equals the oldest is the one people set up first.
     return this.table.one(
       `SELECT * FROM agent_instances WHERE workspace_id = ? AND role IN ('ceo', 'coordinator') AND deleted_at IS NULL
-       ORDER BY CASE role WHEN 'ceo' THEN 0 ELSE 1 END, created_at LIMIT 1`, [workspaceId]);
+       ORDER BY CASE role WHEN 'ceo' THEN 0 ELSE 1 END, created_at, id LIMIT 1`, [workspaceId]);
   }
 }

@@ -68,7 +68,7 @@ export class SqliteRuns implements RunRepo {
   async listUnfinished(owner: string) {
     return this.table.many(
       `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = ?
-       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at`, [owner]).map((run) => strip(run)!);
+       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at, r.id`, [owner]).map((run) => strip(run)!);
   }
 
   async countStartedSince(agentId: string, since: number) {

@@ -123,7 +123,7 @@ export class SqliteTasks implements TaskRepo {
 
   async dependentsOf(blockerId: string) {
     const rows = this.table.many(
-      'SELECT t.* FROM tasks t JOIN task_blockers b ON b.task_id = t.id WHERE b.blocker_task_id = ? ORDER BY t.created_at',
+      'SELECT t.* FROM tasks t JOIN task_blockers b ON b.task_id = t.id WHERE b.blocker_task_id = ? ORDER BY t.created_at, t.id',
       [blockerId]);
     return rows.map((row) => this.withLinks(row));
   }
@@ -131,11 +131,11 @@ export class SqliteTasks implements TaskRepo {
   async openBlockers(taskId: string) {
     return this.sql.all<{ id: string }>(
       `SELECT b.blocker_task_id AS id FROM task_blockers b JOIN tasks t ON t.id = b.blocker_task_id
-       WHERE b.task_id = ? AND t.state NOT IN (${RESOLVED_BLOCKER_SQL}) ORDER BY t.created_at`, [taskId]).map((row) => row.id);
+       WHERE b.task_id = ? AND t.state NOT IN (${RESOLVED_BLOCKER_SQL}) ORDER BY t.created_at, t.id`, [taskId]).map((row) => row.id);
   }
 
   async children(parentId: string) {
-    return this.table.many('SELECT * FROM tasks WHERE parent_id = ? ORDER BY created_at', [parentId])
+    return this.table.many('SELECT * FROM tasks WHERE parent_id = ? ORDER BY created_at, id', [parentId])
       .map((row) => this.withLinks(row));
   }
 
@@ -153,7 +153,7 @@ export class SqliteTasks implements TaskRepo {
                            AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
                            AND (w.status IN ('queued', 'claimed', 'scheduled_retry')
                                 OR (w.status = 'finished' AND w.run_id IS NOT NULL)))
-       ORDER BY t.created_at`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null })
+       ORDER BY t.created_at, t.id`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null })
       .map((row) => this.withLinks(row));
   }
 
@@ -190,6 +190,6 @@ export class SqliteApprovals implements ApprovalRepo {
       [status, note, at, id]).changes === 1;
   }
   async pendingForTask(taskId: string) {
-    return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at LIMIT 1", [taskId]);
+    return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at, id LIMIT 1", [taskId]);
   }
 }

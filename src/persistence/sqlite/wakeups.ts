@@ -205,7 +205,7 @@ export class SqliteWakeups implements WakeupRepo {
 
   async openForTask(taskId: string) {
     return this.table.many(
-      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at",
+      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at, id",
       [taskId]);
   }
 
