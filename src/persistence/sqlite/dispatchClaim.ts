@@ -27,20 +27,20 @@ export class DispatchClaim {
   private readonly tasks: Table<TaskRow>;
   private readonly budgets: Table<Budget>;
   private readonly comments: Table<Comment>;
-  private readonly returning: string;
+  private readonly statement: string;
 
-  constructor(private readonly sql: Sql, private readonly wakeups: Table<Wakeup>) {
+  /** `claimWhere` is the claim's UPDATE up to its RETURNING. */
+  constructor(private readonly sql: Sql, private readonly wakeups: Table<Wakeup>, claimWhere: string) {
     this.agents = agentTable(sql);
     this.tasks = taskTable(sql);
     this.budgets = budgetTable(sql);
     this.comments = commentTable(sql);
-    this.returning = this.returningSql();
+    this.statement = `${claimWhere} RETURNING ${this.returningSql()}`;
   }
 
-  /** `claimWhere` is the claim's UPDATE up to its RETURNING, with its own parameters in `params`. */
-  claim(claimWhere: string, params: Record<string, unknown>, periodStarts: { daily: number; monthly: number }): ClaimedWakeup | undefined {
-    const row = this.sql.get<Record<string, unknown>>(`${claimWhere} RETURNING ${this.returning}`,
-      { ...params, daily: periodStarts.daily, monthly: periodStarts.monthly });
+  /** `params` are the claim's own parameters. */
+  claim(params: Record<string, unknown>, periodStarts: { daily: number; monthly: number }): ClaimedWakeup | undefined {
+    const row = this.sql.get<Record<string, unknown>>(this.statement, { ...params, daily: periodStarts.daily, monthly: periodStarts.monthly });
     if (!row) return undefined;
     const { agent_row, task_row, budget_rows, attempts, resume_since, comment_rows, ...wakeup } = row;
     const task = task_row ? (JSON.parse(task_row as string) as Record<string, unknown>) : undefined;

@@ -59,6 +59,38 @@ const FOLDED_VALUES = WAKEUP_COLUMNS.map((column) => {
   }
 }).join(', ');
 
+/** What the store decided of a new request; the rest of the row is the request as given. */
+const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, routine_run_id, finished_at';
+
+/**
+ * The one statement of the common path. The target is the oldest queued wakeup of the agent and
+ * source inside the window (if its task scope admits the request), else the agent's run of the
+ * same task that has not started; with neither, the row is queued. No row: the agent is gone or
+ * the key is taken.
+ */
+const ENQUEUE_OR_FOLD_SQL = `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
+  window_target AS (
+    SELECT id, task_id, NULL AS run_id, 0 AS rank FROM agent_wakeup_requests
+    WHERE @fold AND @window_since IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
+      AND requested_at >= @window_since AND retry_count = 0
+    ORDER BY requested_at, id LIMIT 1),
+  run_target AS (${UNSTARTED_RUN_SQL}),
+  target AS (
+    SELECT id, run_id FROM (
+      SELECT id, run_id, rank FROM window_target WHERE @any_task OR task_id IS @task_id
+      UNION ALL
+      SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold AND task_id IS @task_id)
+    ORDER BY rank LIMIT 1)
+  INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
+  SELECT ${QUEUED_OR_FOLDED_VALUES} FROM agent LEFT JOIN target t ON 1
+  WHERE 1
+  ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`;
+
+const FOLD_INTO_SQL = `INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
+  SELECT ${FOLDED_VALUES} FROM agent_wakeup_requests t
+  WHERE t.id = @target AND t.status IN ('queued', 'scheduled_retry')
+  ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`;
+
 /** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other. */
 const APPEND_WAKE = `CASE WHEN json_type(context_snapshot, '$.wakes') = 'array'
   THEN json_insert(context_snapshot, '$.wakes[#]', json(@entry))
@@ -68,6 +100,8 @@ const APPEND_WAKE = `CASE WHEN json_type(context_snapshot, '$.wakes') = 'array'
 const CLAIM = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
   WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy('agent_wakeup_requests.agent_id')}`;
 
+const CLAIM_RETURNING_ROW = `${CLAIM} RETURNING *`;
+
 const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: fence.owner_id, epoch: fence.epoch });
 
 export class SqliteWakeups implements WakeupRepo {
@@ -76,7 +110,7 @@ export class SqliteWakeups implements WakeupRepo {
   constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'agent_wakeup_requests', WAKEUP_COLUMNS,
       { json: { payload: {}, context_snapshot: {} }, bool: ['recovered'] });
-    this.dispatchClaim = new DispatchClaim(sql, this.table);
+    this.dispatchClaim = new DispatchClaim(sql, this.table, CLAIM);
   }
 
   async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
@@ -90,16 +124,12 @@ export class SqliteWakeups implements WakeupRepo {
   }
 
   async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
-    const stored = this.table.one(
-      `INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
-       SELECT ${FOLDED_VALUES} FROM agent_wakeup_requests t
-       WHERE t.id = @target AND t.status IN ('queued', 'scheduled_retry')
-       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
-      { ...wakeup, target: targetId, fold_run: runId });
-    if (!stored) return null;
-    const folded = this.completeFold(stored, wakeup);
+    const decided = this.sql.get<Partial<Wakeup>>(FOLD_INTO_SQL, { ...wakeup, target: targetId, fold_run: runId });
+    if (!decided) return null;
+    const folded = this.completeFold({ ...wakeup, ...decided }, wakeup);
     return { wakeup: folded.wakeup, into: folded.into };
   }
+
 
   /**
    * The one statement of the common path. The target is the oldest queued wakeup of the agent and
@@ -108,26 +138,11 @@ export class SqliteWakeups implements WakeupRepo {
    * the key is taken.
    */
   private insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): Wakeup | undefined {
-    return this.table.one(
-      `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
-       window_target AS (
-         SELECT id, task_id, NULL AS run_id, 0 AS rank FROM agent_wakeup_requests
-         WHERE @fold AND @window_since IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
-           AND requested_at >= @window_since AND retry_count = 0
-         ORDER BY requested_at, id LIMIT 1),
-       run_target AS (${UNSTARTED_RUN_SQL}),
-       target AS (
-         SELECT id, run_id FROM (
-           SELECT id, run_id, rank FROM window_target WHERE @any_task OR task_id IS @task_id
-           UNION ALL
-           SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold AND task_id IS @task_id)
-         ORDER BY rank LIMIT 1)
-       INSERT INTO agent_wakeup_requests (${COLUMN_LIST})
-       SELECT ${QUEUED_OR_FOLDED_VALUES} FROM agent LEFT JOIN target t ON 1
-       WHERE 1
-       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+    const decided = this.sql.get<Partial<Wakeup>>(ENQUEUE_OR_FOLD_SQL,
       { ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false, agent: wakeup.agent_id });
+    return decided ? { ...wakeup, ...decided } : undefined;
   }
+
 
   /** The fold's other half: the target counts the request and carries its wake, and so does its run while queued. */
   private completeFold(stored: Wakeup, wakeup: Wakeup): { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' } {
@@ -163,11 +178,11 @@ export class SqliteWakeups implements WakeupRepo {
   }
 
   async claim(id: string, at: number, fence: Fence) {
-    return this.table.one(`${CLAIM} RETURNING *`, claimParams(id, at, fence));
+    return this.table.one(CLAIM_RETURNING_ROW, claimParams(id, at, fence));
   }
 
   async claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }) {
-    return this.dispatchClaim.claim(CLAIM, claimParams(id, at, fence), periodStarts);
+    return this.dispatchClaim.claim(claimParams(id, at, fence), periodStarts);
   }
 
 
