@@ -4,6 +4,25 @@
  *
  * Work happens inside `transaction` (writes) or `read`; both hand out a Tx whose repositories
  * see one consistent view. Events emitted on a Tx are delivered only after it commits.
+ *
+ * Isolation guarantees, which every implementation must keep and the store contract suite
+ * (test/store/contract.ts) checks with concurrent callers:
+ * - A transaction is atomic: its writes, its in-transaction subscribers' writes and its outbox rows
+ *   commit together or not at all.
+ * - The operations that decide (enqueueOrFold, foldInto, claim, claimForDispatch, runs.start,
+ *   runs.close, tasks.insert, tasks.checkout and releaseCheckout, routines.claimTick(s), the cap
+ *   slots, outbox takes, lease takes, markAlertSent) are each one statement, or one short
+ *   transaction, whose outcome depends only on the rows as they are when it runs, never on an
+ *   earlier read by the caller: guards live in their WHERE, counters in their rows, uniqueness in
+ *   constraints (INSERT … ON CONFLICT, UPDATE … WHERE <expected state> RETURNING). Two callers
+ *   racing on one row (two claims, two enqueues with one key, two fires of one tick) leave exactly
+ *   one winner, whatever process each runs in.
+ * - Claims are fenced: they succeed only while the caller's owner holds the agent's lease at its
+ *   epoch (see Fence), so a process that lost an agent cannot start work for it.
+ * - Plain reads (get, list) see committed rows and may be stale by the time the caller acts on
+ *   them; nothing that must not happen twice is decided on one.
+ * - SQLite runs transactions one at a time on one connection (serializable); PostgreSQL runs them
+ *   at READ COMMITTED, which the rules above make sufficient.
  */
 import type {
   ActivityEntry,
@@ -387,10 +406,20 @@ export interface RoutineRepo {
    * False, with nothing taken, when either is full. The slot is the run's until `settleRun` or `releaseRunSlot`.
    */
   takeRunSlot(runId: string, agentId: string, caps: { deployment: number; agent: number | null }): Promise<boolean>;
+  /**
+   * `takeRunSlot` for a batch of runs in a few statements: the deployment's counter is raised by the
+   * whole batch only if it stays within `deploymentCap`, then each agent's by its share only if it
+   * stays within that agent's max_concurrent_routine_runs (read in the same statement; a deleted
+   * agent takes none). Returns the runs that hold a slot now; the others hold none (take theirs one
+   * by one, in order, so that a cap still grants what room it has).
+   */
+  takeRunSlots(runs: readonly { runId: string; agentId: string }[], deploymentCap: number): Promise<Set<string>>;
   /** Gives back the slots a run holds (it ended coalesced or skipped after taking them); false when it held none. */
   releaseRunSlot(runId: string): Promise<boolean>;
   /** Active routine runs with this fingerprint (API.md, "Active"), oldest first. */
   activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
+  /** `activeRuns` of several routines in one read, by routine id (a routine with none is left out). */
+  activeRunsOf(keys: readonly { routineId: string; fingerprint: string }[]): Promise<Map<string, RoutineRun[]>>;
   /** Dispatched or task-creating runs whose outcome is still null, oldest first. */
   openRunsOf(routineId: string): Promise<RoutineRun[]>;
   /** Routine runs holding a cap slot, deployment-wide or of one agent: the counter row, not a count over runs. */
