@@ -77,10 +77,20 @@ export function isBuiltinVariable(name: string): name is BuiltinVariable {
  * - datetime: 'YYYY-MM-DD HH:MM', 24-hour, no seconds and no offset (e.g. '2026-04-25 09:00')
  */
 export function builtinValues(now: Date, timezone: string): Record<BuiltinVariable, string> {
+  // Every zone's offset is a whole number of minutes, so one minute has one answer: a herd of fires
+  // due in the same minute formats it once.
+  const minute = Math.floor(now.getTime() / 60_000);
+  const last = lastBuiltins.get(timezone);
+  if (last && last.minute === minute) return { ...last.values };
   const parts = wallClockParts(now, timezone);
   const date = `${parts.year}-${parts.month}-${parts.day}`;
-  return { date, datetime: `${date} ${parts.hour}:${parts.minute}` };
+  const values = { date, datetime: `${date} ${parts.hour}:${parts.minute}` };
+  lastBuiltins.set(timezone, { minute, values });
+  return { ...values };
 }
+
+/** The built-ins last computed in each time zone, with the minute they were for. */
+const lastBuiltins = new Map<string, { minute: number; values: Record<BuiltinVariable, string> }>();
 
 /** Declares every undeclared, non-builtin placeholder as optional text, after the existing ones. */
 export function autoDeclare(decls: readonly VariableDecl[], templateTexts: readonly string[]): VariableDecl[] {
