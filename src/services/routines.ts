@@ -337,11 +337,11 @@ export class RoutineService implements AgentRoutines {
   /**
    * Fires an active routine. A webhook's repeated delivery id was answered before this (fireWebhook).
    * `recorded`: the run a batch of cron ticks claimed and recorded already (fireCronTicks), which
-   * only needs dispatching.
+   * only needs dispatching, with what the batch found out for it.
    */
-  async fireIn(tx: Tx, stale: Routine, request: FireRequest, recorded?: RoutineRun): Promise<FireResult> {
+  async fireIn(tx: Tx, stale: Routine, request: FireRequest, recorded?: { run: RoutineRun } & Prefetched): Promise<FireResult> {
     const now = this.deps.clock.now();
-    if (recorded) return { routineRun: await this.dispatchRecorded(tx, stale, recorded, request, now), created: true };
+    if (recorded) return { routineRun: await this.dispatchRecorded(tx, stale, recorded.run, request, now, recorded), created: true };
     // Read again: an earlier fire in this transaction (a catch-up tick) may have changed it.
     const routine = await this.requireRoutine(tx, stale.id);
     if (routine.status !== 'active') throw conflict(`routine '${routine.id}' is ${routine.status}; it fires only when active`);
@@ -387,12 +387,17 @@ export class RoutineService implements AgentRoutines {
       triggerId: tick.trigger.id, expectedNextRunAt: tick.expectedNextRunAt, nextRunAt: tick.nextRunAt, run,
     })), now);
     const byTrigger = new Map(prepared.map((p) => [p.tick.trigger.id, p]));
+    const errorOf = ({ resolved }: (typeof prepared)[number]) => refused ?? (resolved && !resolved.ok ? resolvedError(resolved) : null);
+    const toDispatch = won.filter((w) => w.recorded && errorOf(byTrigger.get(w.triggerId)!) === null).map((w) => byTrigger.get(w.triggerId)!);
+    const slots = await this.takeSlots(tx, toDispatch.map(({ tick, run }) => ({ runId: run.id, agentId: tick.routine.assignee_agent_instance_id })));
+    const active = await this.activeRunsOfBatch(tx, toDispatch.map(({ tick, run }) => ({ routine: tick.routine, run })));
     for (const { triggerId, recorded } of won) {
-      const { tick, request, resolved, run } = byTrigger.get(triggerId)!;
+      const fire = byTrigger.get(triggerId)!;
+      const { tick, request, run } = fire;
       if (recorded) {
-        const error = refused ?? (resolved && !resolved.ok ? resolvedError(resolved) : null);
+        const error = errorOf(fire);
         if (error !== null) await this.failRun(tx, tick.routine, run, error, now);
-        else await this.fireIn(tx, tick.routine, request, run);
+        else await this.fireIn(tx, tick.routine, request, { run, slotTaken: slots.has(run.id), active: active.get(tick.routine.id) });
       }
       for (let i = 1; i < tick.fire.length; i++) {
         // A catch-up tick may have paused the routine (its failure limit): the later ticks are not fired.
@@ -411,13 +416,16 @@ export class RoutineService implements AgentRoutines {
   }
 
   /** A recorded run goes to its agent, or fails when it cannot reach it; the decision is logged. */
-  private async dispatchRecorded(tx: Tx, routine: Routine, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
+  private async dispatchRecorded(
+    tx: Tx, routine: Routine, run: RoutineRun, request: FireRequest, now: number, prefetched: Prefetched = { slotTaken: false },
+  ): Promise<RoutineRun> {
     // A fire that cannot reach its agent is a failed run, counted like one, never an error that
-    // rolls the tick back (a trigger would retry it for ever).
-    const agent = await tx.agents.get(routine.assignee_agent_instance_id);
-    const problem = assigneeProblemOf(routine, agent);
+    // rolls the tick back (a trigger would retry it for ever). A slot granted already proved the
+    // assignee live, in this transaction.
+    const agent = prefetched.slotTaken ? null : await tx.agents.get(routine.assignee_agent_instance_id);
+    const problem = prefetched.slotTaken ? null : assigneeProblemOf(routine, agent ?? undefined);
     if (problem) return this.failRun(tx, routine, run, `cannot dispatch: ${problem}`, now);
-    const decided = await this.dispatch(tx, routine, agent!, run, request, now);
+    const decided = await this.dispatch(tx, routine, agent ?? null, run, request, now, prefetched);
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: `routine_run_${decided.status}`, routine_id: routine.id,
       agent_id: routine.assignee_agent_instance_id, task_id: decided.linked_task_id, wakeup_id: decided.linked_wakeup_id,
@@ -467,7 +475,9 @@ export class RoutineService implements AgentRoutines {
    * The caps come first (a fire at a cap is skipped whatever else holds): the run takes its slot,
    * and gives it back at once when it ends skipped or coalesced instead of reaching its agent.
    */
-  private async dispatch(tx: Tx, routine: Routine, agent: Agent, run: RoutineRun, request: FireRequest, now: number): Promise<RoutineRun> {
+  private async dispatch(
+    tx: Tx, routine: Routine, agent: Agent | null, run: RoutineRun, request: FireRequest, now: number, prefetched: Prefetched,
+  ): Promise<RoutineRun> {
     const settle = async (patch: Partial<Omit<RoutineRun, 'outcome'>>) => {
       await tx.routines.updateRun(run.id, patch);
       return { ...run, ...patch };
@@ -482,9 +492,10 @@ export class RoutineService implements AgentRoutines {
       if (request.missedTicks?.count) await tx.routines.update(routine.id, { carried_missed_ticks: missed });
       return endWithoutAgent({ status: 'skipped', skip_reason: reason, completed_at: now });
     };
-    if (!(await this.takeSlot(tx, run, agent))) return skip('cap_reached');
+    if (!prefetched.slotTaken && !(await this.takeSlot(tx, run, agent!))) return skip('cap_reached');
 
-    const active = routine.concurrency_policy === 'always_enqueue' ? [] : await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
+    const active = routine.concurrency_policy === 'always_enqueue' ? []
+      : prefetched.active ?? await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
     if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') return skip('active_run');
 
     if (routine.carried_missed_ticks) await tx.routines.update(routine.id, { carried_missed_ticks: null });
@@ -565,6 +576,27 @@ export class RoutineService implements AgentRoutines {
    * Caps refuse rather than queue without bound: unattended work is the easiest way to overspend.
    * The slot is taken atomically under both caps (counter rows raised only below their cap).
    */
+  /**
+   * The slots of a batch of fires, taken together where both caps have room for all of them (a few
+   * statements for the batch); the fires left out take theirs one by one in dispatch, in order.
+   */
+  private takeSlots(tx: Tx, runs: { runId: string; agentId: string }[]): Promise<Set<string>> {
+    return runs.length === 0 ? Promise.resolve(new Set()) : tx.routines.takeRunSlots(runs, this.deps.config.maxConcurrentRoutineRuns);
+  }
+
+  /**
+   * The active runs (API.md, "Active") of each routine that fires once in the batch, in one read. A
+   * routine firing more than once is left out: its earlier fire in this batch may make it active.
+   */
+  private async activeRunsOfBatch(tx: Tx, fires: { routine: Routine; run: RoutineRun }[]): Promise<Map<string, RoutineRun[]>> {
+    const times = new Map<string, number>();
+    for (const { routine } of fires) times.set(routine.id, (times.get(routine.id) ?? 0) + 1);
+    const once = fires.filter(({ routine }) => times.get(routine.id) === 1 && routine.concurrency_policy !== 'always_enqueue');
+    if (once.length === 0) return new Map();
+    const found = await tx.routines.activeRunsOf(once.map(({ routine, run }) => ({ routineId: routine.id, fingerprint: run.dispatch_fingerprint })));
+    return new Map(once.map(({ routine }) => [routine.id, found.get(routine.id) ?? []]));
+  }
+
   private takeSlot(tx: Tx, run: RoutineRun, agent: Agent): Promise<boolean> {
     return tx.routines.takeRunSlot(run.id, agent.id, {
       deployment: this.deps.config.maxConcurrentRoutineRuns,
@@ -661,6 +693,14 @@ export class RoutineService implements AgentRoutines {
     if (!routine) throw notFound('routine', id);
     return routine;
   }
+}
+
+/** What a batch of cron fires found out for one of them, so that its dispatch need not ask again. */
+interface Prefetched {
+  /** Its cap slot is taken (which also proved its assignee live). */
+  slotTaken: boolean;
+  /** Its routine's active runs, when the batch read them. */
+  active?: RoutineRun[] | undefined;
 }
 
 /** The due ticks of one schedule trigger, as its actor saw them: the claim's compare-and-set value and the plan. */

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/persistence/store.js';
 import { sqliteStoreFactory, type StoreUnderTest } from '../store/factory.js';
-import { routineRow, routineRunRow, seedAgent, triggerRow } from '../store/rows.js';
+import { agentRow, routineRow, routineRunRow, seedAgent, triggerRow } from '../store/rows.js';
 
 let under: StoreUnderTest | undefined;
 afterEach(async () => {
@@ -128,6 +128,38 @@ describe('routine-run cap slots: counter rows taken below the cap, freed once', 
       // The agent's refusal gave the deployment slot back: the two counters agree.
       expect(await tx.routines.countActiveRuns({})).toBe(3);
     });
+  });
+
+  it('a batch takes slots for every run whose agent has room for its whole share, within the deployment cap, and none for the others', async () => {
+    under = await sqliteStoreFactory();
+    const at = under.clock.now;
+    const { capped, free, runs } = await under.store.transaction(async (tx) => {
+      const { workspace, agent: capped } = await seedAgent(tx, at, { max_concurrent_routine_runs: 3 });
+      const free = agentRow(workspace.id, at);
+      await tx.agents.insert(free);
+      const runs = [];
+      for (const agent of [capped, capped, capped, capped, free, free]) {
+        const routine = routineRow(agent, at);
+        await tx.routines.insert(routine);
+        const run = routineRunRow(routine, at);
+        await tx.routines.insertRun(run);
+        runs.push({ runId: run.id, agentId: agent.id });
+      }
+      return { capped, free, runs };
+    });
+    // The capped agent's share (4) exceeds its cap (3): its runs are left to take slots one by one.
+    const granted = await under.store.transaction((tx) => tx.routines.takeRunSlots(runs, 10));
+    expect([...granted].sort()).toEqual(runs.filter((r) => r.agentId === free.id).map((r) => r.runId).sort());
+    const counts = () => under!.store.read(async (tx) => [
+      await tx.routines.countActiveRuns({}), await tx.routines.countActiveRuns({ agent_id: capped.id }), await tx.routines.countActiveRuns({ agent_id: free.id }),
+    ]);
+    expect(await counts()).toEqual([2, 0, 2]);
+    // A batch larger than the room left under the deployment cap takes nothing.
+    expect(await under.store.transaction((tx) => tx.routines.takeRunSlots(runs.slice(0, 3), 4))).toEqual(new Set());
+    expect(await counts()).toEqual([2, 0, 2]);
+    // Slots taken in a batch are freed by the outcome like any other.
+    await under.store.transaction((tx) => tx.routines.settleRun(runs[4]!.runId, { outcome: 'succeeded', completed_at: at }));
+    expect(await counts()).toEqual([1, 0, 1]);
   });
 
   it('the deployment cap refuses across agents, and settling a run frees its slot exactly once', async () => {

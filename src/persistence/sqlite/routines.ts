@@ -155,6 +155,33 @@ export class SqliteRoutines implements RoutineRepo {
     return true;
   }
 
+  async takeRunSlots(runs: readonly { runId: string; agentId: string }[], deploymentCap: number) {
+    if (!this.raiseSlotsBy(DEPLOYMENT_SCOPE, runs.length, deploymentCap)) return new Set<string>();
+    const shares = new Map<string, number>();
+    for (const run of runs) shares.set(run.agentId, (shares.get(run.agentId) ?? 0) + 1);
+    const raised = new Set(this.sql.all<{ scope: string }>(
+      `INSERT INTO office_routine_run_slots (scope, active)
+       SELECT 'agent:' || a.id, s.n FROM (SELECT value ->> '$.agent' AS agent, value ->> '$.n' AS n FROM json_each(@shares)) s
+       JOIN agent_instances a ON a.id = s.agent AND a.deleted_at IS NULL
+       WHERE COALESCE(NULLIF(a.max_concurrent_routine_runs, 0), s.n) >= s.n
+       ON CONFLICT (scope) DO UPDATE SET active = active + excluded.active
+       WHERE active + excluded.active <= COALESCE(NULLIF(
+         (SELECT max_concurrent_routine_runs FROM agent_instances WHERE 'agent:' || id = excluded.scope), 0), active + excluded.active)
+       RETURNING scope`,
+      { shares: JSON.stringify([...shares].map(([agent, n]) => ({ agent, n }))) }).map((row) => row.scope));
+    const granted = runs.filter((run) => raised.has(agentScope(run.agentId)));
+    // The deployment slots of the runs whose agent had no room go back.
+    if (granted.length < runs.length) {
+      this.sql.run('UPDATE office_routine_run_slots SET active = active - ? WHERE scope = ?', [runs.length - granted.length, DEPLOYMENT_SCOPE]);
+    }
+    if (granted.length > 0) {
+      this.sql.run(
+        `INSERT INTO office_routine_run_slot_holders (routine_run_id, agent_id)
+         SELECT value ->> '$.runId', value ->> '$.agentId' FROM json_each(?)`, [JSON.stringify(granted)]);
+    }
+    return new Set(granted.map((run) => run.runId));
+  }
+
   async releaseRunSlot(runId: string) {
     const holder = this.sql.get<{ agent_id: string }>(
       'DELETE FROM office_routine_run_slot_holders WHERE routine_run_id = ? RETURNING agent_id', [runId]);
@@ -168,6 +195,14 @@ export class SqliteRoutines implements RoutineRepo {
       `INSERT INTO office_routine_run_slots (scope, active) SELECT @scope, 1 WHERE @cap IS NULL OR @cap >= 1
        ON CONFLICT (scope) DO UPDATE SET active = active + 1 WHERE @cap IS NULL OR active < @cap
        RETURNING active`, { scope, cap }) !== undefined;
+  }
+
+  /** `n` more runs in `scope`, only if it stays within `cap` (null: no cap); false when it would not. */
+  private raiseSlotsBy(scope: string, n: number, cap: number | null): boolean {
+    return this.sql.get(
+      `INSERT INTO office_routine_run_slots (scope, active) SELECT @scope, @n WHERE @cap IS NULL OR @n <= @cap
+       ON CONFLICT (scope) DO UPDATE SET active = active + @n WHERE @cap IS NULL OR active + @n <= @cap
+       RETURNING active`, { scope, n, cap }) !== undefined;
   }
 
   private lowerSlots(scopes: string[]): void {
@@ -188,6 +223,23 @@ export class SqliteRoutines implements RoutineRepo {
           AND rr.status = 'dispatched' AND w.status IN ('queued', 'claimed', 'scheduled_retry')
        ORDER BY started_at, id LIMIT 20`, { routine: routineId, fingerprint });
   }
+  async activeRunsOf(keys: readonly { routineId: string; fingerprint: string }[]) {
+    // The same two halves as activeRuns, for every (routine, fingerprint) of the list.
+    const runs = this.runs.many(
+      `WITH k AS (SELECT value ->> '$.routineId' AS routine, value ->> '$.fingerprint' AS fingerprint FROM json_each(@keys))
+       SELECT rr.* FROM k JOIN tasks t ON t.workflow = 'routine' AND t.origin_id = k.routine AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED')
+         JOIN office_routine_runs rr ON rr.linked_task_id = t.id AND rr.routine_id = k.routine
+          AND rr.dispatch_fingerprint = k.fingerprint AND rr.status = 'task_created'
+       UNION ALL
+       SELECT rr.* FROM k JOIN office_routine_runs rr ON rr.routine_id = k.routine AND rr.dispatch_fingerprint = k.fingerprint
+          AND rr.outcome IS NULL AND rr.status = 'dispatched'
+         JOIN agent_wakeup_requests w ON w.id = rr.linked_wakeup_id AND w.status IN ('queued', 'claimed', 'scheduled_retry')
+       ORDER BY started_at, id`, { keys: JSON.stringify(keys) });
+    const byRoutine = new Map<string, RoutineRun[]>();
+    for (const run of runs) byRoutine.set(run.routine_id, [...(byRoutine.get(run.routine_id) ?? []), run]);
+    return byRoutine;
+  }
+
   async openRunsOf(routineId: string) {
     return this.runs.many(
       `SELECT * FROM office_routine_runs WHERE routine_id = ? AND outcome IS NULL AND status IN ('task_created', 'dispatched')
