@@ -236,7 +236,8 @@ export class SimulationWorld {
     wrap('runs', 'close', (args) => (finalStatus(args[1]) ? (gen.booting ? 'recover:interrupting' : 'finish:run-updated') : null),
       (args) => (finalStatus(args[1]) && !gen.booting ? 'finish:committed' : null));
     wrap('wakeups', 'update', (args) => (args[1].status === 'scheduled_retry' && !gen.booting ? 'finish:retry-scheduled' : null));
-    wrap('routines', 'claimTick', (_args, won) => (won ? 'cron:claimed' : null), (_args, won) => (won ? 'cron:committed' : null));
+    // A due tick is claimed (with its routine run) in a batch: a crash point when the batch won any.
+    wrap('routines', 'claimTicks', (_args, won) => (won.length > 0 ? 'cron:claimed' : null), (_args, won) => (won.length > 0 ? 'cron:committed' : null));
     wrap('snapshots', 'save', () => 'snapshot:saving');
 
     const transaction = store.transaction.bind(gen.store);
