@@ -283,6 +283,11 @@ export interface WakeupRepo {
    */
   claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }): Promise<ClaimedWakeup | undefined>;
   update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
+  /**
+   * Puts back in the queue the claimed wakeups of the agents `owner` holds that have no running run
+   * (their process died between the claim and the launch); returns them.
+   */
+  requeueClaimed(owner: string): Promise<Wakeup[]>;
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
@@ -362,6 +367,12 @@ export interface RoutineRepo {
   /** Archived routines only with `include_archived`: they leave the lists but stay readable by id. */
   list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }): Promise<Routine[]>;
   update(id: string, patch: Partial<Omit<Routine, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  /**
+   * Counts a run's outcome in the routine's row, in one statement: a success resets
+   * consecutive_failures, a failure adds one and, reaching consecutive_failure_limit, pauses an
+   * active routine with `pauseReason` (its `{n}` replaced by the count). `paused`: it paused here.
+   */
+  countOutcome(id: string, succeeded: boolean, at: number, pauseReason: string): Promise<{ consecutive_failures: number; paused: boolean; paused_reason: string | null } | undefined>;
   insertTrigger(trigger: RoutineTrigger): Promise<void>;
   getTrigger(id: string): Promise<RoutineTrigger | undefined>;
   triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;

@@ -55,6 +55,9 @@ export const COORDINATOR_HEARTBEAT = {
 
 export const HEAVY_ROUTINE_WORKFLOW = 'routine';
 
+/** Why a routine paused itself; `{n}` is the number of failed runs in a row. */
+const AUTO_PAUSE_REASON = 'paused after {n} consecutive failed runs; fix the cause, then set it active again';
+
 /** Stable per-routine offset in [0, jitter_sec): the same routine always lands at the same second. */
 export function jitterMsOf(routine: Pick<Routine, 'id' | 'jitter_sec'>): number {
   if (routine.jitter_sec <= 0) return 0;
@@ -654,21 +657,18 @@ export class RoutineService implements AgentRoutines {
     await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId }, null, true);
   }
 
-  /** Failure stops rather than retries forever: after the limit the routine pauses itself. */
-  private async countFailures(tx: Tx, stale: Routine, outcome: string, now: number) {
-    // Read again: several fires or outcomes in one transaction each count from the last one.
-    const routine = (await tx.routines.get(stale.id)) ?? stale;
-    const failures = outcome === 'succeeded' ? 0 : routine.consecutive_failures + 1;
-    const pause = failures >= routine.consecutive_failure_limit && routine.status === 'active';
-    const reason = `paused after ${failures} consecutive failed runs; fix the cause, then set it active again`;
-    await tx.routines.update(routine.id, { consecutive_failures: failures, ...(pause ? { status: 'paused', paused_reason: reason } : {}), updated_at: now });
-    if (pause) {
-      await recordDecision(tx, this.deps.log, {
-        workspace_id: routine.workspace_id, code: 'routine_auto_paused', routine_id: routine.id,
-        agent_id: routine.assignee_agent_instance_id, message: reason, details: { consecutive_failures: failures },
-      }, now, 'warn');
-      tx.afterCommit(() => this.listener.routineChanged(routine.id));
-    }
+  /**
+   * Failure stops rather than retries forever: after the limit the routine pauses itself. The count
+   * is kept in the routine's row by one statement, so outcomes ending together each count.
+   */
+  private async countFailures(tx: Tx, routine: Routine, outcome: string, now: number) {
+    const counted = await tx.routines.countOutcome(routine.id, outcome === 'succeeded', now, AUTO_PAUSE_REASON);
+    if (!counted?.paused) return;
+    await recordDecision(tx, this.deps.log, {
+      workspace_id: routine.workspace_id, code: 'routine_auto_paused', routine_id: routine.id,
+      agent_id: routine.assignee_agent_instance_id, message: counted.paused_reason!, details: { consecutive_failures: counted.consecutive_failures },
+    }, now, 'warn');
+    tx.afterCommit(() => this.listener.routineChanged(routine.id));
   }
 
   /** Delivery is recorded apart from the outcome: a failed post never turns success into failure. */

@@ -183,3 +183,25 @@ describe('routine-run cap slots: counter rows taken below the cap, freed once', 
     expect(await under.store.read((tx) => tx.routines.countActiveRuns({}))).toBe(1);
   });
 });
+
+describe('countOutcome: failed runs in a row, counted in the routine row', () => {
+  it('concurrent failed outcomes each count, the routine pauses exactly once at its limit, and a success resets the count', async () => {
+    under = await sqliteStoreFactory();
+    const at = under.clock.now;
+    const routine = await under.store.transaction(async (tx) => {
+      const { agent } = await seedAgent(tx, at);
+      const routine = routineRow(agent, at, { consecutive_failure_limit: 2 });
+      await tx.routines.insert(routine);
+      return routine;
+    });
+    const reason = 'paused after {n} failures';
+    const counted = await Promise.all([1, 2, 3].map(() =>
+      under!.store.transaction((tx) => tx.routines.countOutcome(routine.id, false, at, reason))));
+    expect(counted.map((c) => [c!.consecutive_failures, c!.paused])).toEqual([[1, false], [2, true], [3, false]]);
+    const row = await under.store.read((tx) => tx.routines.get(routine.id));
+    expect(row).toMatchObject({ status: 'paused', paused_reason: 'paused after 2 failures', consecutive_failures: 3 });
+
+    const reset = await under.store.transaction((tx) => tx.routines.countOutcome(routine.id, true, at, reason));
+    expect(reset).toMatchObject({ consecutive_failures: 0, paused: false });
+  });
+});

@@ -18,6 +18,9 @@ const RUN_COLUMNS = [
   'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
 ] as const;
 
+/** A failed outcome that reaches an active routine's consecutive_failure_limit (in an UPDATE of office_routines). */
+const PAUSES_NOW = "NOT @succeeded AND status = 'active' AND consecutive_failures + 1 >= consecutive_failure_limit";
+
 /** The counter rows of the routine-run caps (migration 0013). */
 const DEPLOYMENT_SCOPE = 'deployment';
 const agentScope = (agentId: string) => `agent:${agentId}`;
@@ -53,6 +56,21 @@ export class SqliteRoutines implements RoutineRepo {
     return this.routines.many(`SELECT * FROM office_routines ${where} ORDER BY created_at, id LIMIT 1000`, params);
   }
   async update(id: string, patch: Partial<Routine>) { this.routines.update(id, patch); }
+
+  async countOutcome(id: string, succeeded: boolean, at: number, pauseReason: string) {
+    // SET sees the row as it was: every CASE below reads the count before this outcome.
+    const row = this.sql.get<{ consecutive_failures: number; status: string; paused_reason: string | null }>(
+      `UPDATE office_routines SET
+         consecutive_failures = CASE WHEN @succeeded THEN 0 ELSE consecutive_failures + 1 END,
+         status = CASE WHEN ${PAUSES_NOW} THEN 'paused' ELSE status END,
+         paused_reason = CASE WHEN ${PAUSES_NOW} THEN replace(@reason, '{n}', consecutive_failures + 1) ELSE paused_reason END,
+         updated_at = @at
+       WHERE id = @id RETURNING consecutive_failures, status, paused_reason`,
+      { id, succeeded, at, reason: pauseReason });
+    if (!row) return undefined;
+    const paused = row.status === 'paused' && row.paused_reason === pauseReason.replace('{n}', String(row.consecutive_failures));
+    return { consecutive_failures: row.consecutive_failures, paused, paused_reason: row.paused_reason };
+  }
 
   async insertTrigger(trigger: RoutineTrigger) { this.triggers.insert(trigger); }
   async getTrigger(id: string) { return this.triggers.get(id); }
