@@ -184,11 +184,9 @@ export class RunPipeline {
         }
         interrupted++;
       }
-      for (const wakeup of await tx.wakeups.listOpen()) {
-        if (wakeup.status !== 'claimed') continue;
-        // A claim whose process died before launch: the claim query is the truth, so it is queued again.
+      // A claim whose process died before launch: the claim query is the truth, so it is queued again.
+      for (const wakeup of await tx.wakeups.requeueClaimed(this.ctx.owner)) {
         if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
-        await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null });
         requeued++;
       }
       for (const agent of await tx.agents.listLive(this.ctx.owner)) {

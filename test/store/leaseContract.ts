@@ -147,6 +147,23 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.agents.listLive('own_nobody'))).toEqual([]);
       });
 
+      it('an owner puts back in the queue only the never-started claims of the agents it holds', async () => {
+        const { first, second } = await seedAgents();
+        const [mine, theirs, queued] = await write(async (tx) => {
+          const rows = [wakeupRow(first, now, { status: 'claimed', claimed_at: now }), wakeupRow(second, now, { status: 'claimed', claimed_at: now }),
+            wakeupRow(first, now, { status: 'queued' })];
+          for (const row of rows) await tx.wakeups.insert(row);
+          await tx.leases.takeAll(A, null);
+          await tx.leases.take(second.id, B, null);
+          return rows;
+        });
+
+        expect((await write((tx) => tx.wakeups.requeueClaimed(A))).map((w) => [w.id, w.status, w.claimed_at])).toEqual([[mine!.id, 'queued', null]]);
+        expect((await read((tx) => tx.wakeups.get(theirs!.id)))?.status).toBe('claimed');
+        expect((await read((tx) => tx.wakeups.get(queued!.id)))?.status).toBe('queued');
+        expect(await write((tx) => tx.wakeups.requeueClaimed('own_nobody'))).toEqual([]);
+      });
+
       it("an owner restores only its own snapshots: an agent's with the agent, a schedule trigger's with its routine's assignee", async () => {
         const { first, second } = await seedAgents();
         const { trigger, routine } = await write(async (tx) => {

@@ -188,6 +188,13 @@ export class SqliteWakeups implements WakeupRepo {
 
   async update(id: string, patch: Partial<Wakeup>) { this.table.update(id, patch); }
 
+  async requeueClaimed(owner: string) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'queued', claimed_at = NULL
+       WHERE status = 'claimed' AND agent_id IN (SELECT agent_id FROM agent_leases WHERE owner_id = @owner)
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner });
+  }
+
   async listOpen(agentId?: string) {
     return agentId
       ? this.table.many(
