@@ -157,6 +157,15 @@ describe('routine-run cap slots: counter rows taken below the cap, freed once', 
     // A batch larger than the room left under the deployment cap takes nothing.
     expect(await under.store.transaction((tx) => tx.routines.takeRunSlots(runs.slice(0, 3), 4))).toEqual(new Set());
     expect(await counts()).toEqual([2, 0, 2]);
+    // With slots already held, a share is granted only within the room left: 1 + 2 fits a cap of 3, 1 more does not.
+    const cappedRuns = runs.filter((r) => r.agentId === capped.id);
+    expect(await under.store.transaction((tx) => tx.routines.takeRunSlot(cappedRuns[0]!.runId, capped.id, { deployment: 10, agent: 3 }))).toBe(true);
+    expect(await under.store.transaction((tx) => tx.routines.takeRunSlots(cappedRuns.slice(1, 3), 10))).toEqual(new Set([cappedRuns[1]!.runId, cappedRuns[2]!.runId]));
+    expect(await under.store.transaction((tx) => tx.routines.takeRunSlots(cappedRuns.slice(3), 10))).toEqual(new Set());
+    expect(await counts()).toEqual([5, 3, 2]);
+    await under.store.transaction(async (tx) => {
+      for (const run of cappedRuns.slice(0, 3)) await tx.routines.settleRun(run.runId, { outcome: 'cancelled', completed_at: at });
+    });
     // Slots taken in a batch are freed by the outcome like any other.
     await under.store.transaction((tx) => tx.routines.settleRun(runs[4]!.runId, { outcome: 'succeeded', completed_at: at }));
     expect(await counts()).toEqual([1, 0, 1]);

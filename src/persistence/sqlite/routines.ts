@@ -23,7 +23,8 @@ const PAUSES_NOW = "NOT @succeeded AND status = 'active' AND consecutive_failure
 
 /** The counter rows of the routine-run caps (migration 0013). */
 const DEPLOYMENT_SCOPE = 'deployment';
-const agentScope = (agentId: string) => `agent:${agentId}`;
+const AGENT_SCOPE = 'agent:';
+const agentScope = (agentId: string) => `${AGENT_SCOPE}${agentId}`;
 
 /** How a run's JSON fields are read back out of the batch insert's JSON (the others are plain values). */
 const RUN_JSON_READ: Partial<Record<(typeof RUN_COLUMNS)[number], string>> = { trigger_payload: "json(value -> '$.trigger_payload')" };
@@ -179,12 +180,12 @@ export class SqliteRoutines implements RoutineRepo {
     for (const run of runs) shares.set(run.agentId, (shares.get(run.agentId) ?? 0) + 1);
     const raised = new Set(this.sql.all<{ scope: string }>(
       `INSERT INTO office_routine_run_slots (scope, active)
-       SELECT 'agent:' || a.id, s.n FROM (SELECT value ->> '$.agent' AS agent, value ->> '$.n' AS n FROM json_each(@shares)) s
+       SELECT '${AGENT_SCOPE}' || a.id, s.n FROM (SELECT value ->> '$.agent' AS agent, value ->> '$.n' AS n FROM json_each(@shares)) s
        JOIN agent_instances a ON a.id = s.agent AND a.deleted_at IS NULL
        WHERE COALESCE(NULLIF(a.max_concurrent_routine_runs, 0), s.n) >= s.n
        ON CONFLICT (scope) DO UPDATE SET active = active + excluded.active
        WHERE active + excluded.active <= COALESCE(NULLIF(
-         (SELECT max_concurrent_routine_runs FROM agent_instances WHERE 'agent:' || id = excluded.scope), 0), active + excluded.active)
+         (SELECT max_concurrent_routine_runs FROM agent_instances WHERE id = substr(excluded.scope, ${AGENT_SCOPE.length + 1})), 0), active + excluded.active)
        RETURNING scope`,
       { shares: JSON.stringify([...shares].map(([agent, n]) => ({ agent, n }))) }).map((row) => row.scope));
     const granted = runs.filter((run) => raised.has(agentScope(run.agentId)));
@@ -242,16 +243,18 @@ export class SqliteRoutines implements RoutineRepo {
        ORDER BY started_at, id LIMIT 20`, { routine: routineId, fingerprint });
   }
   async activeRunsOf(keys: readonly { routineId: string; fingerprint: string }[]) {
-    // The same two halves as activeRuns, for every (routine, fingerprint) of the list.
+    // The same two halves as activeRuns, for every (routine, fingerprint) of the list. CROSS JOIN
+    // keeps the list as the outer loop (SQLite's rule), so each key is a few index seeks: left to
+    // itself the planner scanned every routine run once per key.
     const runs = this.runs.many(
       `WITH k AS (SELECT value ->> '$.routineId' AS routine, value ->> '$.fingerprint' AS fingerprint FROM json_each(@keys))
-       SELECT rr.* FROM k JOIN tasks t ON t.workflow = 'routine' AND t.origin_id = k.routine AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED')
-         JOIN office_routine_runs rr ON rr.linked_task_id = t.id AND rr.routine_id = k.routine
-          AND rr.dispatch_fingerprint = k.fingerprint AND rr.status = 'task_created'
+       SELECT rr.* FROM k CROSS JOIN tasks t CROSS JOIN office_routine_runs rr
+        WHERE t.workflow = 'routine' AND t.origin_id = k.routine AND t.state NOT IN ('DONE', 'CANCELLED', 'ARCHIVED')
+          AND rr.linked_task_id = t.id AND rr.routine_id = k.routine AND rr.dispatch_fingerprint = k.fingerprint AND rr.status = 'task_created'
        UNION ALL
-       SELECT rr.* FROM k JOIN office_routine_runs rr ON rr.routine_id = k.routine AND rr.dispatch_fingerprint = k.fingerprint
-          AND rr.outcome IS NULL AND rr.status = 'dispatched'
-         JOIN agent_wakeup_requests w ON w.id = rr.linked_wakeup_id AND w.status IN ('queued', 'claimed', 'scheduled_retry')
+       SELECT rr.* FROM k CROSS JOIN office_routine_runs rr CROSS JOIN agent_wakeup_requests w
+        WHERE rr.routine_id = k.routine AND rr.dispatch_fingerprint = k.fingerprint AND rr.outcome IS NULL AND rr.status = 'dispatched'
+          AND w.id = rr.linked_wakeup_id AND w.status IN ('queued', 'claimed', 'scheduled_retry')
        ORDER BY started_at, id`, { keys: JSON.stringify(keys) });
     const byRoutine = new Map<string, RoutineRun[]>();
     for (const run of runs) byRoutine.set(run.routine_id, [...(byRoutine.get(run.routine_id) ?? []), run]);
