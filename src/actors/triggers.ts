@@ -144,7 +144,9 @@ export class TriggerSupervisor implements RoutineChangeListener {
     } catch {
       actor = createActor(machine, options);
     }
-    actor.subscribe(() => this.snapshots.markDirty(trigger.id));
+    // `firing` lasts one claim and is never worth storing: a restore reschedules from the row anyway,
+    // and a herd of fires would write every trigger's snapshot twice.
+    actor.subscribe((snapshot) => { if (snapshot.value !== 'firing') this.snapshots.markDirty(trigger.id); });
     this.actors.set(trigger.id, actor);
     this.routineIds.set(trigger.id, routine.id);
     actor.start();
