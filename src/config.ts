@@ -28,6 +28,9 @@ const optionalString = z
 
 const ConfigSchema = z.object({
   OFFICE_DB: z.string().min(1).default('./data/office.db'),
+  OFFICE_DATABASE_URL: optionalString.refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
+    message: 'expected a PostgreSQL URL, such as postgres://user:password@host:5432/office (leave it unset for SQLite, OFFICE_DB)',
+  }),
   OFFICE_HOST: z.string().min(1).default('127.0.0.1'),
   OFFICE_PORT: integer(0, 65535).default(7700),
   OFFICE_API_TOKEN: optionalString,
@@ -55,6 +58,8 @@ export type ConfigInput = z.input<typeof ConfigSchema>;
 
 export interface Config {
   dbPath: string;
+  /** A postgres:// URL: the store is PostgreSQL (and dbPath is ignored); undefined: SQLite at dbPath. */
+  databaseUrl: string | undefined;
   host: string;
   port: number;
   apiToken: string | undefined;
@@ -96,6 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   refuseUnsafeBinding(c.OFFICE_HOST, c.OFFICE_API_TOKEN);
   return {
     dbPath: c.OFFICE_DB,
+    databaseUrl: c.OFFICE_DATABASE_URL,
     host: c.OFFICE_HOST,
     port: c.OFFICE_PORT,
     apiToken: c.OFFICE_API_TOKEN,

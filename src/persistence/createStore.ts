@@ -1,9 +1,11 @@
 /**
- * Picks the Store implementation the configuration asks for. Today that is always SQLite; a second
- * backend (PostgreSQL) is chosen here too, so that nothing above the port names an implementation.
+ * Picks the Store implementation the configuration asks for: PostgreSQL when OFFICE_DATABASE_URL is
+ * set, SQLite (the default) otherwise, so that nothing above the port names an implementation.
  */
 import type { Config } from '../config.js';
 import type { Inspector } from './inspector.js';
+import { PostgresInspector } from './postgres/inspector.js';
+import { PostgresStore } from './postgres/store.js';
 import { SqliteInspector } from './sqlite/inspector.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
 import type { Store } from './store.js';
@@ -11,11 +13,16 @@ import type { Store } from './store.js';
 /** What every implementation is given besides its settings: the clock, and where committed events and failures go. */
 export type StoreHooks = Omit<SqliteStoreOptions, 'path' | 'synchronous'>;
 
-export function createStore(config: Pick<Config, 'dbPath' | 'sqliteSync'>, hooks: StoreHooks): Store {
+/** Which database: `databaseUrl` (postgres://…) when set, else the SQLite file at `dbPath`. */
+type Where = Pick<Config, 'dbPath'> & Partial<Pick<Config, 'databaseUrl'>>;
+
+export function createStore(config: Where & Pick<Config, 'sqliteSync'>, hooks: StoreHooks): Store {
+  if (config.databaseUrl) return new PostgresStore({ url: config.databaseUrl, ...hooks });
   return new SqliteStore({ path: config.dbPath, synchronous: config.sqliteSync, ...hooks });
 }
 
 /** A read-only look at the same database, for tests and diagnostics (inspector.ts). */
-export function createInspector(config: Pick<Config, 'dbPath'>): Inspector {
+export function createInspector(config: Where): Inspector {
+  if (config.databaseUrl) return new PostgresInspector(config.databaseUrl);
   return new SqliteInspector(config.dbPath);
 }

@@ -1,0 +1,43 @@
+import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
+import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
+import { clampLimit, whereClause } from '../sqlite/table.js';
+import type { PgSql } from './sql.js';
+import { PgTable } from './table.js';
+
+export class PgActivity implements ActivityRepo {
+  private readonly table: PgTable<ActivityEntry>;
+  constructor(private readonly sql: PgSql) {
+    this.table = new PgTable(sql, 'activity_log', ['workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id',
+      'routine_id', 'actor_type', 'actor_id', 'unattended', 'message', 'details', 'created_at'],
+    { json: { details: {} }, bool: ['unattended'] });
+  }
+  async insert(entry: NewActivity, at: number) {
+    await this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
+  }
+  async countSince(workspaceId: string, code: string, since: number) {
+    return (await this.sql.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM activity_log WHERE workspace_id = ? AND code = ? AND created_at >= ?', [workspaceId, code, since]))!.n;
+  }
+
+  async list(filter: ActivityFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>,
+      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id' });
+    // Newest first; id breaks ties between entries written in the same millisecond.
+    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) });
+  }
+}
+
+export class PgInbox implements InboxRepo {
+  private readonly table: PgTable<InboxItem>;
+  constructor(private readonly sql: PgSql) {
+    this.table = new PgTable(sql, 'inbox_items',
+      ['id', 'workspace_id', 'kind', 'title', 'body', 'agent_id', 'task_id', 'ref_id', 'status', 'created_at']);
+  }
+  async insert(item: InboxItem) { await this.table.insert(item); }
+  async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
+  async list(workspaceId: string | undefined, status?: InboxItem['status']) {
+    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
+    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
+  }
+}

@@ -1,0 +1,104 @@
+import type { Run } from '../../domain/types.js';
+import type { CheckoutWaiter, ClosedRun, RunEnding, RunFilter, RunRepo } from '../store.js';
+import { clampLimit, whereClause } from '../sqlite/table.js';
+import type { PgSql } from './sql.js';
+import { PgTable } from './table.js';
+import { CHECKOUT_WAITERS } from './tasks.js';
+
+const RUN_COLUMNS = [
+  'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
+  'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
+  'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
+  'session_pid', 'session_pgid', 'session_start_time',
+] as const;
+
+export class PgRuns implements RunRepo {
+  private readonly table: PgTable<Run & { run_token_hash?: string | null }>;
+  constructor(private readonly sql: PgSql) {
+    this.table = new PgTable(sql, 'runs', RUN_COLUMNS,
+      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended', 'made_progress'] });
+  }
+
+  async insert(run: Run, tokenHash: string | null) { await this.table.insert({ ...run, run_token_hash: tokenHash }); }
+  async start(run: Run, tokenHash: string | null) {
+    // The task row is locked (FOR UPDATE) while its checkout is checked, so two starts on one task
+    // queue behind each other and the second sees the checkout the first one's trigger took.
+    return this.table.insertIf({ ...run, run_token_hash: tokenHash },
+      `(@task_id::text IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = @task_id
+         AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup_id) FOR UPDATE))`);
+  }
+  async get(id: string) { return strip(await this.table.get(id)); }
+
+  async list(filter: RunFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>,
+      { agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status' });
+    return (await this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) })).map((run) => strip(run)!);
+  }
+
+  async update(id: string, patch: Partial<Run>) { await this.table.update(id, patch); }
+  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun> {
+    // RETURNING's subqueries see the rows as the statement began, before the runs_ended trigger
+    // frees the task: `released` says whether this run's wakeup held it.
+    const row = await this.sql.get<{ made_progress: number | null; released: boolean; waiters: CheckoutWaiter[] }>(
+      `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
+         run_token_hash = NULL,
+         made_progress = CASE WHEN @task::text IS NULL THEN made_progress ELSE (
+           EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
+           OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
+           OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since))::int END
+       WHERE id = @id
+       RETURNING made_progress,
+         EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
+         ${CHECKOUT_WAITERS('runs.task_id')} AS waiters`,
+      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null });
+    return {
+      madeProgress: progress && row ? row.made_progress === 1 : null,
+      checkoutWaiters: row?.released ? row.waiters : null,
+    };
+  }
+  async byTokenHash(hash: string) { return strip(await this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
+
+  async attemptsOf(wakeupId: string) {
+    return (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE wakeup_id = ?', [wakeupId]))!.n;
+  }
+
+  async lastFinishedFor(agentId: string, taskId: string) {
+    return strip(await this.table.one(
+      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status IN ('succeeded', 'failed', 'interrupted')
+       ORDER BY created_at DESC, id DESC LIMIT 1`, [agentId, taskId]));
+  }
+
+  async listUnfinished(owner: string) {
+    return (await this.table.many(
+      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = ?
+       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at, r.id`, [owner])).map((run) => strip(run)!);
+  }
+
+  async countStartedSince(agentId: string, since: number) {
+    return (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM runs WHERE agent_id = ? AND started_at >= ?', [agentId, since]))!.n;
+  }
+
+  async recentForTask(agentId: string, taskId: string, limit: number) {
+    return (await this.table.many(
+      `SELECT * FROM runs WHERE agent_id = ? AND task_id = ? AND status = 'succeeded'
+       ORDER BY created_at DESC, id DESC LIMIT ?`, [agentId, taskId, limit])).map((run) => strip(run)!);
+  }
+
+  async costSince(agentId: string, since: number) {
+    return (await this.sql.get<{ total: number | null }>(
+      'SELECT SUM(cost_usd) AS total FROM cost_ledger WHERE agent_id = ? AND created_at >= ?', [agentId, since]))!.total ?? 0;
+  }
+
+  async countByStatus() {
+    const rows = await this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
+}
+
+/** The token hash never leaves the store. */
+function strip(run: (Run & { run_token_hash?: string | null }) | undefined): Run | undefined {
+  if (!run) return undefined;
+  const { run_token_hash: _hidden, ...rest } = run;
+  return rest;
+}

@@ -1,0 +1,108 @@
+import type pg from 'pg';
+
+type Params = Record<string, unknown> | unknown[] | undefined;
+
+/** A statement written for SQLite (`@name` or `?` parameters) as PostgreSQL takes it: `$n`, and the names in order. */
+export interface Positional {
+  text: string;
+  /** For `@name` statements, the parameter of each `$n`; null for `?` statements (bound in order). */
+  names: string[] | null;
+}
+
+const cache = new Map<string, Positional>();
+
+/**
+ * Turns the `@name` (or `?`) parameters of a statement into PostgreSQL's `$1, $2…`, the same name
+ * getting the same number, so that SQL the two dialects agree on is written once. Quoted strings,
+ * quoted identifiers and `::` casts are left alone. Cached per text.
+ */
+export function toPositional(sql: string): Positional {
+  const cached = cache.get(sql);
+  if (cached) return cached;
+  const names: string[] = [];
+  let ordinal = 0;
+  let out = '';
+  for (let i = 0; i < sql.length; i++) {
+    const char = sql[i]!;
+    if (char === "'" || char === '"') {
+      const end = sql.indexOf(char, i + 1);
+      const stop = end === -1 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop - 1;
+    } else if (char === '@' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
+      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))![0];
+      let index = names.indexOf(name);
+      if (index === -1) index = names.push(name) - 1;
+      out += `$${index + 1}`;
+      i += name.length;
+    } else if (char === '?') {
+      out += `$${++ordinal}`;
+    } else {
+      out += char;
+    }
+  }
+  if (names.length > 0 && ordinal > 0) throw new Error(`a statement mixes @name and ? parameters: ${sql}`);
+  const positional = { text: out, names: ordinal > 0 ? null : names };
+  cache.set(sql, positional);
+  return positional;
+}
+
+/**
+ * The one door to a PostgreSQL connection for the repositories, the counterpart of sqlite/sql.ts:
+ * statements with SQLite-style parameters, values encoded as SQLite stores them (booleans 0/1,
+ * objects as JSON text), and every statement counted. Each statement is prepared once per
+ * connection (a named statement), so a hot statement is parsed and planned once.
+ */
+export class PgSql {
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly counter: { statements: number },
+  ) {}
+
+  async run(sql: string, params?: Params): Promise<{ changes: number }> {
+    const result = await this.query(sql, params);
+    return { changes: result.rowCount ?? 0 };
+  }
+
+  async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+    return (await this.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  async all<T>(sql: string, params?: Params): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.counter.statements++;
+    await this.client.query(sql);
+  }
+
+  private query(sql: string, params: Params): Promise<pg.QueryResult> {
+    this.counter.statements++;
+    const { text, names } = toPositional(sql);
+    const values = params === undefined ? [] : Array.isArray(params)
+      ? params.map(toSqlValue)
+      : (names ?? []).map((name) => toSqlValue((params as Record<string, unknown>)[name]));
+    return this.client.query({ name: statementName(text), text, values });
+  }
+}
+
+const names = new Map<string, string>();
+
+/** A short stable name per statement text, for the connection's prepared statements. */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `s${names.size}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+/** Booleans become 0/1 and objects JSON, as in SQLite: the columns are the same. */
+export function toSqlValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  return value;
+}

@@ -1,0 +1,290 @@
+import pg from 'pg';
+import pino, { type Logger } from 'pino';
+import { backoffDelayMs } from '../../domain/backoff.js';
+import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
+import { wallClock, type Clock } from '../../machines/clock.js';
+import type { SqliteStoreOptions } from '../sqlite/store.js';
+import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
+import type { StorageHealth, Store, Tx } from '../store.js';
+import { PgActivity, PgInbox } from './activity.js';
+import { PgBudgets } from './budgets.js';
+import { PgLeases } from './leases.js';
+import { migratePostgres } from './migrate.js';
+import { PgAgents, PgProjects, PgWorkspaces } from './org.js';
+import { PgOutbox } from './outbox.js';
+import { PgRoutines } from './routines.js';
+import { PgRuns } from './runs.js';
+import { PgSnapshots } from './snapshots.js';
+import { PgSql } from './sql.js';
+import { toStorageUnavailable } from './storageFailure.js';
+import { PgSummaries } from './summaries.js';
+import { PgApprovals, PgComments, PgTasks } from './tasks.js';
+import { PgWakeups } from './wakeups.js';
+
+export interface PostgresStoreOptions extends Omit<SqliteStoreOptions, 'path' | 'synchronous'> {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections in the pool: how many units of work run at once. */
+  poolSize?: number;
+}
+
+/** SQLSTATEs after which a unit of work is run again from its start: a deadlock, a serialization failure. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 5;
+const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * BIGINT (ms times, counts) and NUMERIC (sums of BIGINT) come back as numbers, as SQLite gives them:
+ * every value the store reads is far below 2^53.
+ */
+const NUMBER_TYPES = new Set([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
+export const numericTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    NUMBER_TYPES.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+type Repos = Omit<Tx, 'emit' | 'afterCommit'> & { outbox: PgOutbox };
+
+/**
+ * PostgreSQL behind the Store port. Each `transaction` or `read` takes a pooled connection and runs
+ * in its own transaction: writes at READ COMMITTED (every deciding operation is one statement whose
+ * guard is in its WHERE or ON CONFLICT, or takes its lock in a statement of its own first: see
+ * wakeups.ts), reads at REPEATABLE READ READ ONLY (one snapshot for the whole unit). A unit that
+ * meets a deadlock or a serialization failure is rolled back and run again from its start.
+ *
+ * Events: `emit` records the event; its outbox row is written (one INSERT for all the unit's
+ * events) when the unit's work is done, then the in-transaction subscribers run, and their own
+ * events likewise, before COMMIT. After COMMIT, and only then, the events are published and the
+ * after-commit callbacks run, as SqliteStore does.
+ *
+ * Migrations apply when the store opens, under an advisory lock (migrate.ts); units of work wait
+ * for them. A connection or resource failure (storageFailure.ts) starts an outage, which a probe
+ * or the next committed write ends.
+ */
+export class PostgresStore implements Store {
+  private readonly pool: pg.Pool;
+  private readonly ready: Promise<void>;
+  private readonly counter = { statements: 0 };
+  private writeUnits = 0;
+  private closed = false;
+  private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private outage: { error: StorageUnavailableError; since: number; probes: number } | null = null;
+  private probeTimer: unknown = null;
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.timers = options.timers ?? wallClock;
+    this.log = options.log ?? pino({ level: 'silent' });
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes });
+    // An idle connection that breaks (the server restarted) is dropped by the pool; the next unit gets a new one.
+    this.pool.on('error', (error) => this.log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool drops it'));
+    this.ready = this.open();
+    this.ready.catch((error) => this.options.onFatal?.(error));
+  }
+
+  private async open(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      const applied = await migratePostgres(client);
+      if (applied.length > 0) this.log.info({ migrations: applied }, 'applied PostgreSQL migrations');
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Resolves once the schema is migrated; rejects with the reason it could not be. */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  statementsExecuted(): number {
+    return this.counter.statements;
+  }
+
+  transactionsExecuted(): number {
+    return this.writeUnits;
+  }
+
+  storageHealth(): StorageHealth {
+    return { writable: this.outage === null, failure: this.outage?.error.message ?? null, walBytes: null };
+  }
+
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    this.writeUnits++;
+    return this.unit('write', work);
+  }
+
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.unit('read', work);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.timers.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    await this.ready.catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async unit<T>(kind: 'write' | 'read', work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the store is closed');
+    await this.ready;
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (error) {
+        throw this.failure(error);
+      }
+      const events: DomainEvent[] = [];
+      const callbacks: (() => void)[] = [];
+      const sql = new PgSql(client, this.counter);
+      let value: T;
+      try {
+        await sql.exec(kind === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const repos = this.reposOn(sql);
+        const tx = kind === 'write' ? this.writableTx(repos, events, callbacks) : readOnlyTx(repos);
+        value = await work(tx);
+        if (kind === 'write') await this.settleEvents(tx, repos.outbox, events);
+        await sql.exec('COMMIT');
+        client.release();
+      } catch (error) {
+        const broken = await rollback(sql);
+        client.release(broken ? true : undefined);
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
+        throw this.failure(error);
+      }
+      if (kind === 'write') this.endOutage();
+      if (events.length > 0) this.options.publish(events);
+      for (const callback of callbacks) callback();
+      return value;
+    }
+  }
+
+  /**
+   * Writes the outbox rows of the events emitted so far and runs their in-transaction subscribers;
+   * the events those emit in turn get theirs next, until none is left. An event carries its row's
+   * id before any subscriber sees it.
+   */
+  private async settleEvents(tx: Tx, outbox: PgOutbox, events: DomainEvent[]): Promise<void> {
+    const { durable, withinTransaction, owner = null } = this.options;
+    for (let settled = 0; settled < events.length;) {
+      const batch = events.slice(settled);
+      const recorded = batch.filter((event) => !durable || durable(event.type));
+      const ids = await outbox.record(recorded, owner);
+      recorded.forEach((event, index) => { (event as { id: number }).id = ids[index]!; });
+      settled = events.length;
+      if (withinTransaction) for (const event of batch) await withinTransaction(tx, event);
+    }
+  }
+
+  private reposOn(sql: PgSql): Repos {
+    return {
+      workspaces: new PgWorkspaces(sql),
+      projects: new PgProjects(sql),
+      agents: new PgAgents(sql),
+      tasks: new PgTasks(sql),
+      comments: new PgComments(sql),
+      approvals: new PgApprovals(sql),
+      budgets: new PgBudgets(sql),
+      activity: new PgActivity(sql),
+      inbox: new PgInbox(sql),
+      wakeups: new PgWakeups(sql),
+      runs: new PgRuns(sql),
+      summaries: new PgSummaries(sql),
+      routines: new PgRoutines(sql),
+      snapshots: new PgSnapshots(sql),
+      outbox: new PgOutbox(sql),
+      leases: new PgLeases(sql),
+    };
+  }
+
+  private writableTx(repos: Repos, events: DomainEvent[], callbacks: (() => void)[]): Tx {
+    const { now } = this.options;
+    return {
+      ...repos,
+      emit<K extends EventType>(type: K, payload: EventOf<K>['payload']) {
+        // The id is the outbox row's, written before commit (settleEvents).
+        events.push({ id: NO_OUTBOX_ROW, type, payload, at: now() } as DomainEvent);
+      },
+      afterCommit(callback: () => void) {
+        callbacks.push(callback);
+      },
+    };
+  }
+
+  /** What a unit is rejected with: a storage failure becomes StorageUnavailableError and starts (or continues) an outage. */
+  private failure(error: unknown): unknown {
+    const storage = toStorageUnavailable(error);
+    if (!storage) return error;
+    this.startOutage(storage);
+    return storage;
+  }
+
+  private startOutage(error: StorageUnavailableError): void {
+    if (this.outage) {
+      this.outage.error = error;
+    } else {
+      this.outage = { error, since: this.options.now(), probes: 0 };
+      this.log.error({ err: error, code: error.storageCode },
+        'the database cannot be written: writes answer 503 storage_unavailable and /readyz 503 until a write succeeds');
+    }
+    if (this.probeTimer === null && !this.closed) {
+      const delay = backoffDelayMs(this.outage.probes++, STORAGE_RETRY_STEPS_MS, 0, Math.random);
+      this.probeTimer = this.timers.setTimeout(() => {
+        this.probeTimer = null;
+        void this.probe();
+      }, delay);
+    }
+  }
+
+  /** A transaction that must take a transaction id (a write, in effect): a read-only or unreachable server refuses it. */
+  private async probe(): Promise<void> {
+    if (!this.outage || this.closed) return;
+    try {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN; SELECT pg_current_xact_id(); ROLLBACK');
+      } finally {
+        client.release();
+      }
+      this.endOutage();
+    } catch (error) {
+      const storage = toStorageUnavailable(error);
+      if (storage) this.startOutage(storage);
+      else this.log.error({ err: error }, 'the storage probe failed for a reason other than storage; probing stops');
+    }
+  }
+
+  private endOutage(): void {
+    if (!this.outage) return;
+    this.log.info({ down_ms: this.options.now() - this.outage.since, probes: this.outage.probes }, 'the database can be written again');
+    this.timers.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    this.outage = null;
+  }
+}
+
+function readOnlyTx(repos: Repos): Tx {
+  return {
+    ...repos,
+    emit() {
+      throw new Error('emit() called inside a read: events must leave with a write transaction');
+    },
+    afterCommit() {
+      throw new Error('afterCommit() called inside a read: there is no commit to wait for');
+    },
+  };
+}
+
+/** Rolls back, never throwing; true when the connection is unusable afterwards (the pool must drop it). */
+async function rollback(sql: PgSql): Promise<boolean> {
+  try {
+    await sql.exec('ROLLBACK');
+    return false;
+  } catch {
+    return true;
+  }
+}

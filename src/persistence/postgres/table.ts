@@ -1,0 +1,97 @@
+import { parseJson } from '../sqlite/sql.js';
+import type { PgSql } from './sql.js';
+
+/**
+ * The counterpart of sqlite/table.ts: inserts, patches and row decoding for one table, async. The
+ * columns are the same on both backends (booleans 0/1, JSON as text), so rows decode the same way.
+ */
+export class PgTable<T extends object> {
+  readonly columns: readonly string[];
+  private readonly columnSet: Set<string>;
+
+  constructor(
+    private readonly sql: PgSql,
+    readonly name: string,
+    columns: readonly string[],
+    private readonly decoding: { json?: Record<string, unknown>; bool?: readonly string[] } = {},
+    private readonly key = 'id',
+  ) {
+    this.columns = columns;
+    this.columnSet = new Set(columns);
+  }
+
+  /** `conflict`: what to do on a duplicate key: nothing (`INSERT OR IGNORE`), or replace the row's other columns. */
+  async insert(row: T, conflict: 'error' | 'ignore' | { replaceOn: readonly string[] } = 'error'): Promise<boolean> {
+    const keys = this.checked(Object.keys(row));
+    let text = `INSERT INTO ${this.name} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+    if (conflict === 'ignore') text += ' ON CONFLICT DO NOTHING';
+    else if (conflict !== 'error') {
+      const rest = keys.filter((k) => !conflict.replaceOn.includes(k));
+      text += ` ON CONFLICT (${conflict.replaceOn.join(', ')}) DO UPDATE SET ${rest.map((k) => `${k} = excluded.${k}`).join(', ')}`;
+    }
+    return (await this.sql.run(text, row as Record<string, unknown>)).changes > 0;
+  }
+
+  /** Inserts the row only while `condition` (SQL over the row's @parameters) holds: check and write in one statement. */
+  async insertIf(row: T, condition: string): Promise<boolean> {
+    const keys = this.checked(Object.keys(row));
+    const text = `INSERT INTO ${this.name} (${keys.join(', ')}) SELECT ${keys.map((k) => `@${k}`).join(', ')} WHERE ${condition}`;
+    return (await this.sql.run(text, row as Record<string, unknown>)).changes > 0;
+  }
+
+  async update(id: string, patch: Partial<T>): Promise<number> {
+    const keys = this.checked(Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined));
+    if (keys.length === 0) return 0;
+    const text = `UPDATE ${this.name} SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE ${this.key} = @__key`;
+    return (await this.sql.run(text, { ...(patch as Record<string, unknown>), __key: id })).changes;
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    return this.one(`SELECT * FROM ${this.name} WHERE ${this.key} = ?`, [id]);
+  }
+
+  async one(text: string, params?: Record<string, unknown> | unknown[]): Promise<T | undefined> {
+    const row = await this.sql.get<Record<string, unknown>>(text, params);
+    return row ? this.decode(row) : undefined;
+  }
+
+  async many(text: string, params?: Record<string, unknown> | unknown[]): Promise<T[]> {
+    return (await this.sql.all<Record<string, unknown>>(text, params)).map((row) => this.decode(row));
+  }
+
+  /**
+   * SQL for one row of `alias` as a JSON object (json_build_object), for reading it beside another
+   * table's row in one statement. JSON columns stay JSON; decode with decodeObject.
+   */
+  jsonObjectSql(alias: string, extra: Record<string, string> = {}): string {
+    const json = this.decoding.json ?? {};
+    const pairs = [...this.columnSet].map((column) => `'${column}', ${column in json ? `${alias}.${column}::json` : `${alias}.${column}`}`);
+    for (const [key, sql] of Object.entries(extra)) pairs.push(`'${key}', ${sql}`);
+    // json_build_object takes at most 100 arguments: wider rows are merged from pieces.
+    const pieces: string[] = [];
+    for (let i = 0; i < pairs.length; i += 40) pieces.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
+    return pieces.length === 1 ? pieces[0]! : `(${pieces.join(' || ')})`;
+  }
+
+  /** A row read through jsonObjectSql (parsed by the driver): the fallbacks and booleans of decode. */
+  decodeObject(row: Record<string, unknown>): T {
+    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) row[column] ??= fallback;
+    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
+    return row as T;
+  }
+
+  decode(row: Record<string, unknown>): T {
+    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) {
+      row[column] = parseJson(row[column] as string | null, fallback);
+    }
+    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
+    return row as T;
+  }
+
+  private checked(keys: string[]): string[] {
+    for (const key of keys) {
+      if (!this.columnSet.has(key)) throw new Error(`Unknown column '${key}' for table ${this.name}`);
+    }
+    return keys;
+  }
+}
