@@ -43,7 +43,7 @@ import type {
   Workspace,
 } from '../domain/types.js';
 import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
-import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
 
 export interface Store {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
@@ -373,6 +373,10 @@ export interface RoutineRepo {
    * active routine with `pauseReason` (its `{n}` replaced by the count). `paused`: it paused here.
    */
   countOutcome(id: string, succeeded: boolean, at: number, pauseReason: string): Promise<{ consecutive_failures: number; paused: boolean; paused_reason: string | null } | undefined>;
+  /** Adds a skipped fire's missed-ticks note to the routine's carried one (counts add up, the earliest `since` stays), in one statement. */
+  carryMissedTicks(id: string, note: MissedTicks): Promise<void>;
+  /** Takes the routine's carried missed-ticks note, leaving none: null when none was carried. */
+  takeCarriedMissedTicks(id: string): Promise<MissedTicks | null>;
   insertTrigger(trigger: RoutineTrigger): Promise<void>;
   getTrigger(id: string): Promise<RoutineTrigger | undefined>;
   triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;

@@ -489,10 +489,10 @@ export class RoutineService implements AgentRoutines {
       await tx.routines.releaseRunSlot(run.id);
       return settle(patch);
     };
-    // A missed-ticks note goes with the next fire that reaches the agent, not with a skipped one.
-    const missed = combineMissed(routine.carried_missed_ticks, request.missedTicks ?? null);
+    // A missed-ticks note goes with the next fire that reaches the agent, not with a skipped one:
+    // a skipped fire adds its note to the routine's carried one, in the row.
     const skip = async (reason: string) => {
-      if (request.missedTicks?.count) await tx.routines.update(routine.id, { carried_missed_ticks: missed });
+      if (request.missedTicks?.count) await tx.routines.carryMissedTicks(routine.id, request.missedTicks);
       return endWithoutAgent({ status: 'skipped', skip_reason: reason, completed_at: now });
     };
     if (!prefetched.slotTaken && !(await this.takeSlot(tx, run, agent!))) return skip('cap_reached');
@@ -501,7 +501,9 @@ export class RoutineService implements AgentRoutines {
       : prefetched.active ?? await tx.routines.activeRuns(routine.id, run.dispatch_fingerprint);
     if (active.length > 0 && routine.concurrency_policy === 'skip_if_active') return skip('active_run');
 
-    if (routine.carried_missed_ticks) await tx.routines.update(routine.id, { carried_missed_ticks: null });
+    // The routine as read says whether a note is carried (none: no statement); taking it is atomic.
+    const carried = routine.carried_missed_ticks ? await tx.routines.takeCarriedMissedTicks(routine.id) : null;
+    const missed = combineMissed(carried, request.missedTicks ?? null);
     const fire = this.fireRequest(routine, run, { ...request, missedTicks: missed });
     if (active.length > 0) {
       const folded = await this.foldIntoActive(tx, routine, active, fire, now);

@@ -214,3 +214,21 @@ describe('countOutcome: failed runs in a row, counted in the routine row', () =>
     expect(reset).toMatchObject({ consecutive_failures: 0, paused: false });
   });
 });
+
+describe('carried missed-ticks notes, kept in the routine row', () => {
+  it('notes of skipped fires add up in the row (counts sum, the earliest since stays), and taking the note clears it once', async () => {
+    under = await sqliteStoreFactory();
+    const at = under.clock.now;
+    const routine = await under.store.transaction(async (tx) => {
+      const { agent } = await seedAgent(tx, at);
+      const routine = routineRow(agent, at);
+      await tx.routines.insert(routine);
+      return routine;
+    });
+    await Promise.all([{ count: 3, since: at - 60_000 }, { count: 4, since: at - 120_000 }].map((note) =>
+      under!.store.transaction((tx) => tx.routines.carryMissedTicks(routine.id, note))));
+    const [first, second] = await Promise.all([1, 2].map(() => under!.store.transaction((tx) => tx.routines.takeCarriedMissedTicks(routine.id))));
+    expect([first, second]).toEqual([{ count: 7, since: at - 120_000 }, null]);
+    expect((await under.store.read((tx) => tx.routines.get(routine.id)))!.carried_missed_ticks).toBeNull();
+  });
+});

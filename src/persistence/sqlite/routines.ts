@@ -1,6 +1,6 @@
-import type { Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
+import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
 import type { RoutineRepo, TickClaim } from '../store.js';
-import type { Sql } from './sql.js';
+import { parseJson, type Sql } from './sql.js';
 import { Table } from './table.js';
 
 const ROUTINE_COLUMNS = [
@@ -71,6 +71,22 @@ export class SqliteRoutines implements RoutineRepo {
     if (!row) return undefined;
     const paused = row.status === 'paused' && row.paused_reason === pauseReason.replace('{n}', String(row.consecutive_failures));
     return { consecutive_failures: row.consecutive_failures, paused, paused_reason: row.paused_reason };
+  }
+
+  async carryMissedTicks(id: string, note: MissedTicks) {
+    this.sql.run(
+      `UPDATE office_routines SET carried_missed_ticks = CASE WHEN carried_missed_ticks IS NULL
+         THEN json_object('count', @count, 'since', @since)
+         ELSE json_object('count', (carried_missed_ticks ->> '$.count') + @count, 'since', min(carried_missed_ticks ->> '$.since', @since)) END
+       WHERE id = @id`, { id, count: note.count, since: note.since });
+  }
+
+  async takeCarriedMissedTicks(id: string) {
+    // Read and cleared in one unit of work: SQLite's RETURNING shows only the new (cleared) value.
+    const carried = this.sql.get<{ note: string | null }>('SELECT carried_missed_ticks AS note FROM office_routines WHERE id = ?', [id])?.note;
+    if (!carried) return null;
+    this.sql.run('UPDATE office_routines SET carried_missed_ticks = NULL WHERE id = ?', [id]);
+    return parseJson<MissedTicks | null>(carried, null);
   }
 
   async insertTrigger(trigger: RoutineTrigger) { this.triggers.insert(trigger); }
