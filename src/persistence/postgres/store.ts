@@ -63,7 +63,8 @@ type Repos = Omit<Tx, 'emit' | 'afterCommit'> & { outbox: PgOutbox };
  */
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
-  private readonly ready: Promise<void>;
+  /** The schema migration; null until asked for, and again after it failed for storage reasons (it is tried again). */
+  private ready: Promise<void> | null = null;
   private readonly counter = { statements: 0 };
   private writeUnits = 0;
   private closed = false;
@@ -78,8 +79,7 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes });
     // An idle connection that breaks (the server restarted) is dropped by the pool; the next unit gets a new one.
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool drops it'));
-    this.ready = this.open();
-    this.ready.catch((error) => this.options.onFatal?.(error));
+    void this.whenReady().catch(() => undefined);
   }
 
   private async open(): Promise<void> {
@@ -92,8 +92,21 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Resolves once the schema is migrated; rejects with the reason it could not be. */
+  /**
+   * Resolves once the schema is migrated; rejects with the reason it could not be. A server that
+   * cannot be reached (a storage failure) is tried again by the next caller; any other failure (a
+   * migration that does not apply) is the store's own, told to onFatal, and final.
+   */
   whenReady(): Promise<void> {
+    this.ready ??= this.open().catch((error) => {
+      const storage = toStorageUnavailable(error);
+      if (storage) {
+        this.ready = null;
+        throw this.failure(storage);
+      }
+      this.options.onFatal?.(error);
+      throw error;
+    });
     return this.ready;
   }
 
@@ -123,13 +136,13 @@ export class PostgresStore implements Store {
     this.closed = true;
     this.timers.clearTimeout(this.probeTimer);
     this.probeTimer = null;
-    await this.ready.catch(() => undefined);
+    await this.ready?.catch(() => undefined);
     await this.pool.end();
   }
 
   private async unit<T>(kind: 'write' | 'read', work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the store is closed');
-    await this.ready;
+    await this.whenReady();
     for (let attempt = 1; ; attempt++) {
       let client: pg.PoolClient;
       try {
