@@ -54,6 +54,9 @@ export function toPositional(sql: string): Positional {
  * connection (a named statement), so a hot statement is parsed and planned once.
  */
 export class PgSql {
+  /** The statement in flight: the next waits for it (a unit of work may ask for several at once). */
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly client: pg.ClientBase,
     private readonly counter: { statements: number },
@@ -74,7 +77,7 @@ export class PgSql {
 
   async exec(sql: string): Promise<void> {
     this.counter.statements++;
-    await this.client.query(sql);
+    await this.inTurn(() => this.client.query(sql));
   }
 
   private query(sql: string, params: Params): Promise<pg.QueryResult> {
@@ -83,7 +86,18 @@ export class PgSql {
     const values = params === undefined ? [] : Array.isArray(params)
       ? params.map(toSqlValue)
       : (names ?? []).map((name) => toSqlValue((params as Record<string, unknown>)[name]));
-    return this.client.query({ name: statementName(text), text, values });
+    return this.inTurn(() => this.client.query({ name: statementName(text), text, values }));
+  }
+
+  /**
+   * One statement at a time on the connection, in the order asked: a unit of work that starts
+   * several repository calls at once (Promise.all) gets them run one after another, as on SQLite,
+   * instead of relying on the driver's deprecated queueing of concurrent queries.
+   */
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 }
 
