@@ -123,17 +123,23 @@ export async function p3Latency(): Promise<Figure[]> {
   ];
 }
 
-/** Assignments at a steady `ratePerSec` for `n` of them; latency from the call to the executor's start. */
-async function latencyAt(ratePerSec: number, n: number): Promise<{ p50: number; p99: number }> {
+/**
+ * Assignments at a steady `ratePerSec`: one second of them warms up (JIT, prepared statements, the
+ * agents' first snapshots) and is not counted; then `n` are measured, from the call to the executor's start.
+ */
+async function latencyAt(ratePerSec: number, measured: number): Promise<{ p50: number; p99: number }> {
+  const warmup = ratePerSec;
+  const n = warmup + measured;
   const latencies: number[] = [];
+  let started = 0;
   const startedAt = new Map<string, number>();
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const bench = await benchScheduler({}, new Map([['stamp', async (request) => {
     const title = /# Task \S+: (t\d+)/.exec(request.prompt)?.[1] ?? '';
     const t0 = startedAt.get(title);
-    if (t0 !== undefined) latencies.push(performance.now() - t0);
-    if (latencies.length === n) resolveDone();
+    if (t0 !== undefined && Number(title.slice(1)) >= warmup) latencies.push(performance.now() - t0);
+    if (++started === n) resolveDone();
     return {};
   }]]));
   const { workspaceId, agentIds } = await bench.seedAgents(100, { maxConcurrent: 10, executor: { kind: 'function', name: 'stamp' } });
