@@ -34,30 +34,28 @@ const ROUTINE_RUN_OF_REQUEST = `COALESCE(@routine_run_id, CASE WHEN @source = 't
   AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests WHERE task_id = @task_id AND source = 'task_assigned')
   THEN (SELECT id FROM office_routine_runs WHERE linked_task_id = @task_id LIMIT 1) END)`;
 
+/** The request's values as parameters, except the columns given as SQL. */
+const valuesWith = (decided: Partial<Record<(typeof WAKEUP_COLUMNS)[number], string>>) =>
+  WAKEUP_COLUMNS.map((column) => decided[column] ?? `@${column}`).join(', ');
+
 /** The request's own values, with the columns a fold decides taken from the target `t` (NULL: none). */
-const QUEUED_OR_FOLDED_VALUES = WAKEUP_COLUMNS.map((column) => {
-  switch (column) {
-    case 'workspace_id': return 'agent.workspace_id';
-    case 'status': return "CASE WHEN t.id IS NULL THEN 'queued' ELSE 'coalesced' END";
-    case 'coalesced_into_id': return 't.id';
-    case 'run_id': return 't.run_id';
-    case 'finished_at': return 'CASE WHEN t.id IS NULL THEN NULL ELSE @requested_at END';
-    case 'routine_run_id': return ROUTINE_RUN_OF_REQUEST;
-    default: return `@${column}`;
-  }
-}).join(', ');
+const QUEUED_OR_FOLDED_VALUES = valuesWith({
+  workspace_id: 'agent.workspace_id',
+  status: "CASE WHEN t.id IS NULL THEN 'queued' ELSE 'coalesced' END",
+  coalesced_into_id: 't.id',
+  run_id: 't.run_id',
+  finished_at: 'CASE WHEN t.id IS NULL THEN NULL ELSE @requested_at END',
+  routine_run_id: ROUTINE_RUN_OF_REQUEST,
+});
 
 /** A request folded into a known target `t`: its run is the one given, if any. */
-const FOLDED_VALUES = WAKEUP_COLUMNS.map((column) => {
-  switch (column) {
-    case 'status': return "'coalesced'";
-    case 'coalesced_into_id': return 't.id';
-    case 'run_id': return '@fold_run';
-    case 'finished_at': return '@requested_at';
-    case 'routine_run_id': return ROUTINE_RUN_OF_REQUEST;
-    default: return `@${column}`;
-  }
-}).join(', ');
+const FOLDED_VALUES = valuesWith({
+  status: "'coalesced'",
+  coalesced_into_id: 't.id',
+  run_id: '@fold_run',
+  finished_at: '@requested_at',
+  routine_run_id: ROUTINE_RUN_OF_REQUEST,
+});
 
 /** What the store decided of a new request; the rest of the row is the request as given. */
 const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, routine_run_id, finished_at';
@@ -188,11 +186,12 @@ export class SqliteWakeups implements WakeupRepo {
 
   async update(id: string, patch: Partial<Wakeup>) { this.table.update(id, patch); }
 
-  async requeueClaimed(owner: string) {
+  async requeueClaimed(owner: string, agentIds?: readonly string[]) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET status = 'queued', claimed_at = NULL
        WHERE status = 'claimed' AND agent_id IN (SELECT agent_id FROM agent_leases WHERE owner_id = @owner)
-         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner });
+         AND (@ids IS NULL OR agent_id IN (SELECT value FROM json_each(@ids)))
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner, ids: agentIds ? JSON.stringify(agentIds) : null });
   }
 
   async listOpen(agentId?: string) {
