@@ -1207,6 +1207,10 @@ export interface components {
             session_pid?: number | null;
             session_pgid?: number | null;
             session_start_time?: string | null;
+            /** @description A result that arrived after the replica running the session lost the agent (its finish was fenced out): kept for inspection, never the run's outcome. Null otherwise. */
+            late_result_json?: {
+                [key: string]: unknown;
+            } | null;
             unattended: boolean;
             on_behalf_of: string | null;
             /**

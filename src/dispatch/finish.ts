@@ -6,7 +6,7 @@
 import { planRetry } from '../domain/backoff.js';
 import type { Agent, Run, Wakeup } from '../domain/types.js';
 import { agentErrorKey } from '../domain/idempotency.js';
-import type { Tx } from '../persistence/store.js';
+import type { Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId } from '../services/ids.js';
 import { decide } from './prepare.js';
@@ -27,14 +27,24 @@ export interface FinishOutcome {
   retryAt: number | null;
 }
 
-/** `wakeup` is the wakeup as claimed: nothing a finish reads of it changes while its run runs. */
-export async function finishRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
+/**
+ * `wakeup` is the wakeup as claimed: nothing a finish reads of it changes while its run runs.
+ * `fence` is the one the run was claimed with: a replica that lost the agent since then (another
+ * took it over, and settles the run itself) finds its close refused, and nothing else is written.
+ */
+export async function finishRun(
+  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number, fence: Fence = ctx.fenceOf(run.agent_id),
+): Promise<FinishOutcome> {
   const status: Run['status'] = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
   const cost = typeof result.resultJson.cost_usd === 'number' && result.resultJson.cost_usd >= 0 ? result.resultJson.cost_usd : null;
   const ended = { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now };
   // Whether the run changed its task is the loop detector's question, asked of succeeded runs only.
   const progress = result.ok && run.task_id && result.followUps !== false ? { taskId: run.task_id, since: run.started_at ?? now } : null;
-  const closed = await tx.runs.close(run.id, ended, progress);
+  const closed = await tx.runs.close(run.id, ended, progress, fence);
+  if (!closed.closed) {
+    await recordLateResult(ctx, tx, wakeup, run, status, fence, now);
+    return { retryAt: null };
+  }
   ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
@@ -51,6 +61,17 @@ export async function finishRun(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ru
   }
   if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
   return handleWakeupFailure(ctx, tx, wakeup, run, result, now);
+}
+
+/**
+ * The run's result arrived after this owner lost the agent: the new owner has settled (or will
+ * settle) the run as interrupted and retried its wakeup, so this result changes nothing but the
+ * run's late_result_json. Never a second succeeded run for the wakeup.
+ */
+async function recordLateResult(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, status: Run['status'], fence: Fence, now: number) {
+  await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_result_fenced_out',
+    `the run ended ${status} after this replica lost the agent (epoch ${fence.epoch}); its result is kept on the run as late_result_json, not recorded`,
+    now, { owner: fence.owner_id, epoch: fence.epoch, late_status: status }, 'warn');
 }
 
 async function recordCost(tx: Tx, run: Run, cost: number, now: number) {

@@ -22,7 +22,7 @@ export interface DispatchOutcome {
 export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the run was in progress';
 
 export class RunPipeline {
-  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController; done: Promise<unknown> }>();
   private readonly processing = new Set<Promise<unknown>>();
   /** Runs whose outcome waits for the database to be writable, by run id: `stop` ends the wait at shutdown. */
   private readonly unrecorded = new Map<string, { stop: () => void }>();
@@ -74,7 +74,7 @@ export class RunPipeline {
       signal: controller.signal,
       onSession: (session) => void this.recordSession(run, session),
     });
-    this.inFlight.set(run.id, { controller, done: launched });
+    this.inFlight.set(run.id, { agentId: prepared.agent.id, controller, done: launched });
     try {
       // An executor should answer with a failed result, never throw; if one does, it is a failed run all the same.
       const result = await launched.catch((error: unknown) => ({ ok: false, resultJson: {}, error: `executor error: ${String(error)}` }));
@@ -86,7 +86,7 @@ export class RunPipeline {
         error: interrupted ? INTERRUPTED_ERROR : result.error,
         interrupted,
       };
-      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, run, recorded, clock.now());
+      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, run, recorded, clock.now(), fence);
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
       this.inFlight.delete(run.id);
@@ -102,14 +102,14 @@ export class RunPipeline {
    * Null when the pipeline closes before the outcome could be recorded: the next boot marks the run
    * interrupted.
    */
-  private async finish(wakeup: Wakeup, run: Run, result: RunResult, endedAt: number): Promise<FinishOutcome | null> {
+  private async finish(wakeup: Wakeup, run: Run, result: RunResult, endedAt: number, fence: Fence): Promise<FinishOutcome | null> {
     const { store, log } = this.ctx;
     const wakeupId = wakeup.id;
     let recording = result;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const outcome = await store.transaction((tx) => finishRun(this.ctx, tx, wakeup, run, recording, endedAt));
+          const outcome = await store.transaction((tx) => finishRun(this.ctx, tx, wakeup, run, recording, endedAt, fence));
           if (attempt > 0) log.info({ run_id: run.id, wakeup_id: wakeupId, attempts: attempt + 1 }, 'recorded the run outcome once the database could be written again');
           return outcome;
         } catch (error) {
@@ -157,26 +157,54 @@ export class RunPipeline {
     })).catch((error: unknown) => log.warn({ err: error, run_id: run.id, pid: session.pid }, 'could not record the session on its run'));
   }
 
+  /** Whether a session of this agent runs in this process now. */
+  runsFor(agentId: string): boolean {
+    for (const entry of this.inFlight.values()) if (entry.agentId === agentId) return true;
+    return false;
+  }
+
   /**
-   * At boot: runs a dead process left `running` become `interrupted` and their wakeups go through
-   * failure handling as one attempt; claims that never launched go back to the queue. First, any
-   * session of those runs that still runs is stopped: two sessions of one wakeup never overlap.
+   * This process lost these agents: their sessions are stopped (the abort path). Each ends
+   * `interrupted`, and its finish, fenced out, only keeps the result as late_result_json: the new
+   * owner settles the run. Returns how many sessions were told to stop.
    */
-  async recoverAfterCrash(): Promise<{ interrupted: number; requeued: number }> {
+  abortFor(agentIds: ReadonlySet<string>): number {
+    let aborted = 0;
+    for (const [runId, entry] of this.inFlight) {
+      if (!agentIds.has(entry.agentId) || entry.controller.signal.aborted) continue;
+      entry.controller.abort();
+      aborted++;
+      this.ctx.log.warn({ run_id: runId, agent_id: entry.agentId }, 'stopping a session: this replica lost its agent');
+    }
+    return aborted;
+  }
+
+  /**
+   * At boot, or for the agents just taken over from a dead replica (`agentIds`): runs left
+   * `running` become `interrupted` and their wakeups go through failure handling as one attempt;
+   * claims that never launched go back to the queue ("never started" is not "started and lost").
+   * First, any session of those runs that still runs here is stopped: two sessions of one wakeup
+   * never overlap. Each close is fenced by this owner's lease of the agent.
+   */
+  async recoverAfterCrash(agentIds?: readonly string[]): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
-    const unfinished = await store.read((tx) => tx.runs.listUnfinished(this.ctx.owner));
+    if (agentIds?.length === 0) return { interrupted: 0, requeued: 0 };
+    const scope = agentIds ? new Set(agentIds) : null;
+    const unfinished = await store.read((tx) => tx.runs.listUnfinished(this.ctx.owner, agentIds));
     await this.ctx.stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
       const now = clock.now();
       let interrupted = 0;
       let requeued = 0;
-      for (const run of await tx.runs.listUnfinished(this.ctx.owner)) {
+      for (const run of await tx.runs.listUnfinished(this.ctx.owner, agentIds)) {
         const wakeup = await tx.wakeups.get(run.wakeup_id);
         if (run.status === 'queued' || !wakeup) {
           await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
           continue;
         }
-        const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, cost_usd: run.cost_usd }, null);
+        const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, cost_usd: run.cost_usd }, null,
+          this.ctx.fenceOf(run.agent_id));
+        if (!closed.closed) continue;
         this.ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {
@@ -185,14 +213,14 @@ export class RunPipeline {
         interrupted++;
       }
       // A claim whose process died before launch: the claim query is the truth, so it is queued again.
-      for (const wakeup of await tx.wakeups.requeueClaimed(this.ctx.owner)) {
+      for (const wakeup of await tx.wakeups.requeueClaimed(this.ctx.owner, agentIds)) {
         if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
         requeued++;
       }
       for (const agent of await tx.agents.listLive(this.ctx.owner)) {
-        if (agent.status === 'working') await tx.agents.update(agent.id, { status: 'idle' });
+        if (agent.status === 'working' && (!scope || scope.has(agent.id))) await tx.agents.update(agent.id, { status: 'idle' });
       }
-      if (interrupted || requeued) log.warn({ interrupted, requeued }, 'recovered work left behind by a stopped process');
+      if (interrupted || requeued) log.warn({ interrupted, requeued, agents: agentIds?.length ?? 'all' }, 'recovered work left behind by a stopped process');
       return { interrupted, requeued };
     });
   }

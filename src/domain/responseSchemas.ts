@@ -303,6 +303,8 @@ export const RunSchema = z.object({
   session_pid: z.number().int().nullable().optional(),
   session_pgid: z.number().int().nullable().optional(),
   session_start_time: z.string().nullable().optional(),
+  late_result_json: JsonObject.nullable().optional().describe(
+    'A result that arrived after the replica running the session lost the agent (its finish was fenced out): kept for inspection, never the run\'s outcome. Null otherwise.'),
   unattended: z.boolean(),
   on_behalf_of: z.string().nullable(),
   created_at: Timestamp,

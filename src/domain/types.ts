@@ -189,6 +189,8 @@ export interface Run {
   session_pid?: number | null;
   session_pgid?: number | null;
   session_start_time?: string | null;
+  /** A result fenced out after its owner lost the agent: the ending it brought, and its owner and epoch (migration 0016). */
+  late_result_json?: Record<string, unknown> | null;
   unattended: boolean;
   on_behalf_of: string | null;
   created_at: number;

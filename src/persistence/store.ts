@@ -48,6 +48,12 @@ import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain
 export interface Store {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A unit of ONE statement committed on its own, with no BEGIN/COMMIT around it: the replica
+   * heartbeat, which is all an idle replica runs. Absent where every statement runs inside a
+   * transaction anyway (SQLite, which never heartbeats); callers fall back to `transaction`.
+   */
+  autocommit?<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements executed since open: the idle-SQL figure and a /metrics counter. */
   statementsExecuted(): number;
   /** Write units of work (`transaction` calls) run since open, whether or not they shared a commit: the per-wakeup budget. */
@@ -83,6 +89,7 @@ export interface Tx {
   readonly snapshots: SnapshotRepo;
   readonly outbox: OutboxRepo;
   readonly leases: LeaseRepo;
+  readonly replicas: ReplicaRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
    * before it commits; the others see it only after commit (from the outbox row it leaves).
@@ -285,9 +292,10 @@ export interface WakeupRepo {
   update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
   /**
    * Puts back in the queue the claimed wakeups of the agents `owner` holds that have no running run
-   * (their process died between the claim and the launch); returns them.
+   * (their process died between the claim and the launch), only of `agentIds` when given (the
+   * agents just taken over: this owner's other agents have claims in flight); returns them.
    */
-  requeueClaimed(owner: string): Promise<Wakeup[]>;
+  requeueClaimed(owner: string, agentIds?: readonly string[]): Promise<Wakeup[]>;
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
@@ -310,6 +318,11 @@ export interface RunFilter {
 export type RunEnding = Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>;
 
 export interface ClosedRun {
+  /**
+   * False when the fence refused the close (the owner lost the agent, or the run is no longer
+   * running): nothing of the run's outcome was recorded, only its late result (late_result_json).
+   */
+  closed: boolean;
   /** Whether the run changed its task; null when not asked. */
   madeProgress: boolean | null;
   /** The wakeups parked behind the checkout this run's end released, oldest first; null when it held none. */
@@ -331,15 +344,17 @@ export interface RunRepo {
    * Ends a running run in one statement: records its end and forgets its run token; the schema frees
    * what the run held (its agent's slot and cooldown, its task's checkout). With `progress`, it also
    * records whether the run changed its task (its state or fields, a new comment, a new subtask since
-   * `since`): the loop detector's question.
+   * `since`): the loop detector's question. Fenced: only while the run is `running` and `fence`
+   * holds its agent's lease at `ended.finished_at`; otherwise the ending is kept on the run as its
+   * late result, and the run stays as it is (`closed: false`).
    */
-  close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun>;
+  close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence): Promise<ClosedRun>;
   byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
-  /** Runs left queued or running, of the agents this owner holds: what a dead owner left behind. */
-  listUnfinished(owner: string): Promise<Run[]>;
+  /** Runs left queued or running, of the agents this owner holds (of those among `agentIds`, when given): what a dead owner left behind. */
+  listUnfinished(owner: string, agentIds?: readonly string[]): Promise<Run[]>;
   countStartedSince(agentId: string, since: number): Promise<number>;
   /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
   recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
@@ -481,6 +496,61 @@ export interface LeaseRepo {
   held(owner: string): Promise<AgentLease[]>;
   /** Ends `owner`'s leases at `at` (all of them, or those of `agentIds`), keeping their epochs; returns how many. */
   release(owner: string, at: number, agentIds?: readonly string[]): Promise<number>;
+}
+
+/** A scheduler process registered on the database, as GET /api/office/replicas shows it. */
+export interface Replica {
+  id: string;
+  started_at: number;
+  heartbeat_at: number;
+  /** Null: lives as long as its process holds the database (SQLite). */
+  expires_at: number | null;
+  /** Agents whose unexpired lease it holds. */
+  agents_owned: number;
+}
+
+/** What one heartbeat learnt: the leases it renewed, who is alive, and whether agents wait for an owner. */
+export interface Heartbeat {
+  /** The leases of this replica that were still its own and unexpired, now renewed. */
+  renewed: { agent_id: string; epoch: number }[];
+  /** Ids of the live replicas (this one included), sorted. */
+  live: string[];
+  /** Agents that need an owner and have no unexpired lease: a dead or leaving replica's. */
+  orphans: number;
+}
+
+/**
+ * Replica membership and the hand-over of agents between replicas (PostgreSQL; SQLite registers
+ * its one process and never heartbeats). Expiries are times of the caller's clock.
+ */
+export interface ReplicaRepo {
+  /**
+   * Registers replica `id` (started now, alive until `expiresAt`). False, with nothing written,
+   * when a live replica (unexpired) already has this id.
+   */
+  register(id: string, now: number, expiresAt: number | null): Promise<boolean>;
+  /** Forgets every other replica: SQLite's boot, where the database lock proves them dead. */
+  retireOthers(id: string): Promise<void>;
+  /**
+   * Renews the replica's heartbeat and every unexpired lease it holds to `expiresAt`, and reads who
+   * is alive and how many agents wait for an owner: ONE statement on PostgreSQL (a data-modifying
+   * CTE), so an idle replica runs nothing else.
+   */
+  heartbeat(id: string, now: number, expiresAt: number): Promise<Heartbeat>;
+  /** Agents that need an owner (live ones, and deleted ones with an unfinished run) with no lease unexpired at `now`, by id. */
+  orphans(now: number): Promise<string[]>;
+  /**
+   * Takes those of `agentIds` whose lease is absent or expired at `now` for `owner` (epoch + 1, or
+   * 1), in one statement that checks the expiry again on the locked row: of two replicas taking one
+   * agent, one wins. Returns the leases taken.
+   */
+  takeOver(owner: string, agentIds: readonly string[], now: number, expiresAt: number): Promise<AgentLease[]>;
+  /** The live replicas at `now` (unexpired, or never expiring), by id, with the agents each holds. */
+  list(now: number): Promise<Replica[]>;
+  /** Who holds each of these agents at `now` (unexpired leases only). */
+  holders(agentIds: readonly string[], now: number): Promise<Map<string, string>>;
+  /** The replica leaves: its row expires at `at` (its leases are released by leases.release). */
+  leave(id: string, at: number): Promise<void>;
 }
 
 export interface SnapshotRepo {

@@ -492,8 +492,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject(run);
         expect((await read((tx) => tx.runs.byTokenHash('hash-1')))?.id).toBe(run.id);
         expect(await read((tx) => tx.runs.get(run.id))).not.toHaveProperty('run_token_hash');
-        const closed = await write((tx) => tx.runs.close(run.id, { status: 'succeeded', result_json: { ok: true }, error: null, cost_usd: 0.5, finished_at: now + 10 }, null));
-        expect(closed).toEqual({ madeProgress: null, checkoutWaiters: null });
+        const closed = await write(async (tx) => tx.runs.close(run.id,
+          { status: 'succeeded', result_json: { ok: true }, error: null, cost_usd: 0.5, finished_at: now + 10 }, null, await lease(tx, agent.id)));
+        expect(closed).toEqual({ closed: true, madeProgress: null, checkoutWaiters: null });
         expect(await read((tx) => tx.runs.byTokenHash('hash-1'))).toBeUndefined();
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'succeeded', result_json: { ok: true }, cost_usd: 0.5, finished_at: now + 10 });
       });
@@ -511,7 +512,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
           await tx.runs.insert(run, null);
         });
         expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'working' });
-        const closed = await write((tx) => tx.runs.close(run.id, { status: 'failed', result_json: {}, error: 'boom', cost_usd: null, finished_at: now + 9 }, null));
+        const closed = await write(async (tx) => tx.runs.close(run.id,
+          { status: 'failed', result_json: {}, error: 'boom', cost_usd: null, finished_at: now + 9 }, null, await lease(tx, agent.id)));
         expect(closed.checkoutWaiters).toEqual(parked.map((w) => ({ id: w.id, agent_id: w.agent_id, available_at: w.available_at })));
         expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 9 });
         expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: null });
@@ -555,9 +557,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
           for (const r of [idle, busy]) await tx.runs.insert(r, null);
         });
         const ended = { status: 'succeeded' as const, result_json: {}, error: null, cost_usd: null, finished_at: now + 3 };
-        expect((await write((tx) => tx.runs.close(idle.id, ended, { taskId: task.id, since: now + 1 }))).madeProgress).toBe(false);
+        const fence = await write((tx) => lease(tx, agent.id));
+        expect((await write((tx) => tx.runs.close(idle.id, ended, { taskId: task.id, since: now + 1 }, fence))).madeProgress).toBe(false);
         await write((tx) => tx.comments.insert(commentRow(task, now + 2)));
-        expect((await write((tx) => tx.runs.close(busy.id, ended, { taskId: task.id, since: now + 1 }))).madeProgress).toBe(true);
+        expect((await write((tx) => tx.runs.close(busy.id, ended, { taskId: task.id, since: now + 1 }, fence))).madeProgress).toBe(true);
         expect((await read((tx) => tx.runs.get(idle.id)))!.made_progress).toBe(false);
         expect((await read((tx) => tx.runs.get(busy.id)))!.made_progress).toBe(true);
       });

@@ -120,6 +120,97 @@ export function leaseContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe('fenced finish', () => {
+      async function runningRun() {
+        const { first } = await seedAgents();
+        const wakeup = wakeupRow(first, now, { status: 'claimed', claimed_at: now });
+        const run = runRow(wakeup, now, { status: 'running', started_at: now });
+        const stale = await write(async (tx) => {
+          await tx.wakeups.insert(wakeup);
+          await tx.runs.insert(run, null);
+          return tx.leases.take(first.id, A, now + 15_000);
+        });
+        return { agent: first, wakeup, run, stale };
+      }
+      const success = (at: number) => ({ status: 'succeeded' as const, result_json: { answer: 42 }, error: null, cost_usd: 0.25, finished_at: at });
+
+      it("a stale owner's close is refused: the run stays as the new owner left it, and keeps the late result for inspection", async () => {
+        const { agent, run, stale } = await runningRun();
+        const current = await write((tx) => tx.leases.take(agent.id, B, now + 30_000));
+        const interrupted = { status: 'interrupted' as const, result_json: {}, error: 'interrupted', cost_usd: null, finished_at: now + 5 };
+        expect(await write((tx) => tx.runs.close(run.id, interrupted, null, current))).toMatchObject({ closed: true });
+
+        expect(await write((tx) => tx.runs.close(run.id, success(now + 6), null, stale))).toEqual({ closed: false, madeProgress: null, checkoutWaiters: null });
+        expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({
+          status: 'interrupted', result_json: {}, cost_usd: null, finished_at: now + 5,
+          late_result_json: { status: 'succeeded', result_json: { answer: 42 }, cost_usd: 0.25, finished_at: now + 6, owner_id: A, epoch: stale.epoch },
+        });
+      });
+
+      it('a close by an owner whose lease expired is refused, and so is a second close of an ended run', async () => {
+        const { run, stale } = await runningRun();
+        expect(await write((tx) => tx.runs.close(run.id, success(now + 15_000), null, stale))).toMatchObject({ closed: false });
+        expect((await read((tx) => tx.runs.get(run.id)))!.status).toBe('running');
+        expect(await write((tx) => tx.runs.close(run.id, success(now + 10), null, stale))).toMatchObject({ closed: true });
+        expect(await write((tx) => tx.runs.close(run.id, { ...success(now + 11), status: 'failed' }, null, stale))).toMatchObject({ closed: false });
+        expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'succeeded', finished_at: now + 10 });
+      });
+    });
+
+    describe('replicas', () => {
+      it('a replica id is registered once while it lives; an expired one is registered again', async () => {
+        expect(await write((tx) => tx.replicas.register('r1', now, now + 15_000))).toBe(true);
+        expect(await write((tx) => tx.replicas.register('r1', now + 1, now + 15_001))).toBe(false);
+        expect(await write((tx) => tx.replicas.register('r1', now + 15_000, now + 30_000))).toBe(true);
+        expect(await read((tx) => tx.replicas.list(now + 15_000))).toEqual([
+          { id: 'r1', started_at: now + 15_000, heartbeat_at: now + 15_000, expires_at: now + 30_000, agents_owned: 0 }]);
+      });
+
+      it("a heartbeat renews the replica and its unexpired leases only, and tells who is alive and how many agents wait for an owner", async () => {
+        const { first, second, goneRunning } = await seedAgents();
+        await write(async (tx) => {
+          await tx.replicas.register(A, now, now + 15_000);
+          await tx.replicas.register(B, now, now + 5_000);
+          await tx.leases.take(first.id, A, now + 15_000);
+          await tx.leases.take(second.id, A, now + 5_000);
+        });
+        const beat = await write((tx) => tx.replicas.heartbeat(A, now + 6_000, now + 21_000));
+        expect(beat.renewed).toEqual([{ agent_id: first.id, epoch: 1 }]);
+        expect(beat.live).toEqual([A]);
+        // The expired lease and the deleted agent's unfinished run wait for an owner.
+        expect(beat.orphans).toBe(2);
+        expect((await read((tx) => tx.replicas.orphans(now + 6_000))).sort()).toEqual([second.id, goneRunning.id].sort());
+        expect(await read((tx) => tx.leases.leaseOf(first.id))).toMatchObject({ owner_id: A, expires_at: now + 21_000 });
+        expect(await read((tx) => tx.replicas.list(now + 6_000))).toMatchObject([{ id: A, heartbeat_at: now + 6_000, expires_at: now + 21_000, agents_owned: 1 }]);
+        expect(await read((tx) => tx.replicas.holders([first.id, second.id], now + 6_000))).toEqual(new Map([[first.id, A]]));
+      });
+
+      it('only an expired or missing lease is taken over, epoch + 1; of replicas racing for it, one wins', async () => {
+        const { first, second } = await seedAgents();
+        await write((tx) => tx.leases.take(first.id, A, now + 15_000));
+        expect(await write((tx) => tx.replicas.takeOver(B, [first.id], now + 14_999, now + 30_000))).toEqual([]);
+        const taken = await race(store, RACERS, (tx, i) => tx.replicas.takeOver(`own_${i}`, [first.id, second.id], now + 15_000, now + 30_000));
+        const winners = taken.flat();
+        expect(winners.map((l) => l.agent_id).sort()).toEqual([first.id, second.id].sort());
+        expect(winners.find((l) => l.agent_id === first.id)).toMatchObject({ epoch: 2, expires_at: now + 30_000 });
+        expect(winners.find((l) => l.agent_id === second.id)).toMatchObject({ epoch: 1 });
+      });
+
+      it('a replica that leaves is no longer listed, and its released leases wait for an owner', async () => {
+        const { first } = await seedAgents();
+        await write(async (tx) => {
+          await tx.replicas.register(A, now, now + 15_000);
+          await tx.leases.take(first.id, A, now + 15_000);
+        });
+        await write(async (tx) => {
+          await tx.leases.release(A, now + 1);
+          await tx.replicas.leave(A, now + 1);
+        });
+        expect(await read((tx) => tx.replicas.list(now + 1))).toEqual([]);
+        expect(await read((tx) => tx.replicas.orphans(now + 1))).toContain(first.id);
+      });
+    });
+
     describe('reads scoped to an owner', () => {
       it('an owner sees only the unfinished runs and the live agents it holds', async () => {
         const { first, second, goneRunning } = await seedAgents();

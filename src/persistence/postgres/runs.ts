@@ -1,5 +1,6 @@
 import type { Run } from '../../domain/types.js';
-import type { CheckoutWaiter, ClosedRun, RunEnding, RunFilter, RunRepo } from '../store.js';
+import type { CheckoutWaiter, ClosedRun, Fence, RunEnding, RunFilter, RunRepo } from '../store.js';
+import { fencedBy } from './leases.js';
 import { clampLimit, whereClause } from '../sqlite/table.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
@@ -9,14 +10,14 @@ const RUN_COLUMNS = [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
   'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
   'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
-  'session_pid', 'session_pgid', 'session_start_time',
+  'session_pid', 'session_pgid', 'session_start_time', 'late_result_json',
 ] as const;
 
 export class PgRuns implements RunRepo {
   private readonly table: PgTable<Run & { run_token_hash?: string | null }>;
   constructor(private readonly sql: PgSql) {
     this.table = new PgTable(sql, 'runs', RUN_COLUMNS,
-      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended', 'made_progress'] });
+      { json: { context_snapshot: {}, result_json: {}, late_result_json: null }, bool: ['unattended', 'made_progress'] });
   }
 
   async insert(run: Run, tokenHash: string | null) { await this.table.insert({ ...run, run_token_hash: tokenHash }); }
@@ -37,7 +38,7 @@ export class PgRuns implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { await this.table.update(id, patch); }
-  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun> {
+  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence): Promise<ClosedRun> {
     // RETURNING's subqueries see the rows as the statement began, before the runs_ended trigger
     // frees the task: `released` says whether this run's wakeup held it.
     const row = await this.sql.get<{ made_progress: number | null; released: boolean; waiters: CheckoutWaiter[] }>(
@@ -47,15 +48,25 @@ export class PgRuns implements RunRepo {
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
            OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
            OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since))::int END
-       WHERE id = @id
+       WHERE id = @id AND status = 'running' AND ${fencedBy('runs.agent_id')}
        RETURNING made_progress,
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
          ${CHECKOUT_WAITERS('runs.task_id')} AS waiters`,
-      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null });
+      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null, owner: fence.owner_id, epoch: fence.epoch, at: ended.finished_at });
+    if (!row) {
+      await this.keepLateResult(id, ended, fence);
+      return { closed: false, madeProgress: null, checkoutWaiters: null };
+    }
     return {
-      madeProgress: progress && row ? row.made_progress === 1 : null,
-      checkoutWaiters: row?.released ? row.waiters : null,
+      closed: true,
+      madeProgress: progress ? row.made_progress === 1 : null,
+      checkoutWaiters: row.released ? row.waiters : null,
     };
+  }
+
+  /** A refused close keeps what the run ended with, and who sent it, for inspection only. */
+  private async keepLateResult(id: string, ended: RunEnding, fence: Fence) {
+    await this.sql.run('UPDATE runs SET late_result_json = @late WHERE id = @id', { id, late: { ...ended, ...fence } });
   }
   async byTokenHash(hash: string) { return strip(await this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
 
@@ -69,10 +80,11 @@ export class PgRuns implements RunRepo {
        ORDER BY created_at DESC, id DESC LIMIT 1`, [agentId, taskId]));
   }
 
-  async listUnfinished(owner: string) {
+  async listUnfinished(owner: string, agentIds?: readonly string[]) {
     return (await this.table.many(
-      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = ?
-       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at, r.id`, [owner])).map((run) => strip(run)!);
+      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = @owner
+       WHERE r.status IN ('queued', 'running') AND (@ids::jsonb IS NULL OR r.agent_id IN (SELECT jsonb_array_elements_text(@ids::jsonb)))
+       ORDER BY r.created_at, r.id`, { owner, ids: agentIds ?? null })).map((run) => strip(run)!);
   }
 
   async countStartedSince(agentId: string, since: number) {

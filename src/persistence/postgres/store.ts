@@ -12,6 +12,7 @@ import { PgLeases } from './leases.js';
 import { migratePostgres } from './migrate.js';
 import { PgAgents, PgProjects, PgWorkspaces } from './org.js';
 import { PgOutbox } from './outbox.js';
+import { PgReplicas } from './replicas.js';
 import { PgRoutines } from './routines.js';
 import { PgRuns } from './runs.js';
 import { PgSnapshots } from './snapshots.js';
@@ -131,6 +132,27 @@ export class PostgresStore implements Store {
     return this.unit('read', work);
   }
 
+  /** One statement on a pooled connection, committed by itself (no BEGIN/COMMIT): the replica heartbeat. Emits nothing. */
+  async autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the store is closed');
+    await this.whenReady();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
+    try {
+      const value = await work(readOnlyTx(this.reposOn(new PgSql(client, this.counter))));
+      this.endOutage();
+      return value;
+    } catch (error) {
+      throw this.failure(error);
+    } finally {
+      client.release();
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -211,6 +233,7 @@ export class PostgresStore implements Store {
       snapshots: new PgSnapshots(sql),
       outbox: new PgOutbox(sql),
       leases: new PgLeases(sql),
+      replicas: new PgReplicas(sql),
     };
   }
 

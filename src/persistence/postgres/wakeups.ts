@@ -194,11 +194,12 @@ export class PgWakeups implements WakeupRepo {
 
   async update(id: string, patch: Partial<Wakeup>) { await this.table.update(id, patch); }
 
-  async requeueClaimed(owner: string) {
+  async requeueClaimed(owner: string, agentIds?: readonly string[]) {
     return this.table.many(
       `UPDATE agent_wakeup_requests SET status = 'queued', claimed_at = NULL
        WHERE status = 'claimed' AND agent_id IN (SELECT agent_id FROM agent_leases WHERE owner_id = @owner)
-         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner });
+         AND (@ids::jsonb IS NULL OR agent_id IN (SELECT jsonb_array_elements_text(@ids::jsonb)))
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner, ids: agentIds ?? null });
   }
 
   async listOpen(agentId?: string) {

@@ -1,5 +1,6 @@
 import type { Run } from '../../domain/types.js';
-import type { CheckoutWaiter, ClosedRun, RunEnding, RunFilter, RunRepo } from '../store.js';
+import type { CheckoutWaiter, ClosedRun, Fence, RunEnding, RunFilter, RunRepo } from '../store.js';
+import { fencedBy } from './leases.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
 
@@ -7,14 +8,14 @@ const RUN_COLUMNS = [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
   'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
   'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
-  'session_pid', 'session_pgid', 'session_start_time',
+  'session_pid', 'session_pgid', 'session_start_time', 'late_result_json',
 ] as const;
 
 export class SqliteRuns implements RunRepo {
   private readonly table: Table<Run & { run_token_hash?: string | null }>;
   constructor(private readonly sql: Sql) {
     this.table = new Table(sql, 'runs', RUN_COLUMNS,
-      { json: { context_snapshot: {}, result_json: {} }, bool: ['unattended', 'made_progress'] });
+      { json: { context_snapshot: {}, result_json: {}, late_result_json: null }, bool: ['unattended', 'made_progress'] });
   }
 
   async insert(run: Run, tokenHash: string | null) { this.table.insert({ ...run, run_token_hash: tokenHash }); }
@@ -32,7 +33,7 @@ export class SqliteRuns implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { this.table.update(id, patch); }
-  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null): Promise<ClosedRun> {
+  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence): Promise<ClosedRun> {
     // RETURNING sees the task before the runs_ended trigger frees it: `released` says whether this run's wakeup held it.
     const row = this.sql.get<{ made_progress: number | null; released: number; waiters: string }>(
       `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
@@ -41,17 +42,27 @@ export class SqliteRuns implements RunRepo {
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
            OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
            OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since)) END
-       WHERE id = @id
+       WHERE id = @id AND status = 'running' AND ${fencedBy('runs.agent_id')}
        RETURNING made_progress,
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
          (SELECT json_group_array(json_object('id', id, 'agent_id', agent_id, 'available_at', available_at)) FROM (
            SELECT id, agent_id, available_at FROM agent_wakeup_requests
            WHERE task_id = runs.task_id AND status = 'queued' AND waiting_on_checkout IS NOT NULL ORDER BY requested_at, id)) AS waiters`,
-      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null });
+      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null, owner: fence.owner_id, epoch: fence.epoch, at: ended.finished_at });
+    if (!row) {
+      await this.keepLateResult(id, ended, fence);
+      return { closed: false, madeProgress: null, checkoutWaiters: null };
+    }
     return {
-      madeProgress: progress && row ? row.made_progress === 1 : null,
-      checkoutWaiters: row?.released ? (JSON.parse(row.waiters) as CheckoutWaiter[]) : null,
+      closed: true,
+      madeProgress: progress ? row.made_progress === 1 : null,
+      checkoutWaiters: row.released ? (JSON.parse(row.waiters) as CheckoutWaiter[]) : null,
     };
+  }
+
+  /** A refused close keeps what the run ended with, and who sent it, for inspection only. */
+  private async keepLateResult(id: string, ended: RunEnding, fence: Fence) {
+    this.sql.run('UPDATE runs SET late_result_json = @late WHERE id = @id', { id, late: { ...ended, ...fence } });
   }
   async byTokenHash(hash: string) { return strip(this.table.one('SELECT * FROM runs WHERE run_token_hash = ?', [hash])); }
 
@@ -65,10 +76,11 @@ export class SqliteRuns implements RunRepo {
        ORDER BY created_at DESC, id DESC LIMIT 1`, [agentId, taskId]));
   }
 
-  async listUnfinished(owner: string) {
+  async listUnfinished(owner: string, agentIds?: readonly string[]) {
     return this.table.many(
-      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = ?
-       WHERE r.status IN ('queued', 'running') ORDER BY r.created_at, r.id`, [owner]).map((run) => strip(run)!);
+      `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = @owner
+       WHERE r.status IN ('queued', 'running') AND (@ids IS NULL OR r.agent_id IN (SELECT value FROM json_each(@ids)))
+       ORDER BY r.created_at, r.id`, { owner, ids: agentIds ? JSON.stringify(agentIds) : null }).map((run) => strip(run)!);
   }
 
   async countStartedSince(agentId: string, since: number) {

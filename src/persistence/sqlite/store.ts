@@ -12,7 +12,7 @@ import { SqliteBudgets } from './budgets.js';
 import { openDatabase } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
-import { SqliteLeases } from './leases.js';
+import { SqliteLeases, SqliteReplicas } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
 import { SqliteSnapshots } from './snapshots.js';
 import { SqliteSummaries } from './summaries.js';
@@ -131,6 +131,7 @@ export class SqliteStore implements Store {
       snapshots: new SqliteSnapshots(this.sql),
       outbox: new SqliteOutbox(this.sql),
       leases: new SqliteLeases(this.sql),
+      replicas: new SqliteReplicas(this.sql),
     };
   }
 
