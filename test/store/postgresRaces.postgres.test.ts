@@ -20,6 +20,7 @@ it('runs of one agent that end at the same moment leave it idle: each end sees t
   const sessions = 4;
   for (let round = 0; round < 5; round++) {
     const { agent } = await s.store.transaction((tx) => seedAgent(tx, now, { max_concurrent_sessions: sessions }));
+    const fence = await s.store.transaction((tx) => tx.leases.take(agent.id, 'own_races', null));
     const runs = await s.store.transaction(async (tx) => {
       const started = [];
       for (let i = 0; i < sessions; i++) {
@@ -33,7 +34,7 @@ it('runs of one agent that end at the same moment leave it idle: each end sees t
     });
     expect(await s.store.read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'working' });
     await Promise.all(runs.map((run) => s.store.transaction((tx) =>
-      tx.runs.close(run.id, { status: 'succeeded', result_json: {}, error: null, cost_usd: null, finished_at: now + 5 }, null))));
+      tx.runs.close(run.id, { status: 'succeeded', result_json: {}, error: null, cost_usd: null, finished_at: now + 5 }, null, fence))));
     expect(await s.store.read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 5 });
   }
 });
