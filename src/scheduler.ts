@@ -18,6 +18,7 @@ import { AnnouncingLauncher } from './events/announcingLauncher.js';
 import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
 import { LiveNotifier } from './events/liveNotifier.js';
 import { OutboxAcknowledger } from './events/outboxAcknowledger.js';
+import { ReplicaSignals } from './events/replicaSignals.js';
 import { registerSubscribers } from './events/subscribers/index.js';
 import { createExecutors } from './executors/index.js';
 import { stopLeftoverSessions } from './executors/sessions.js';
@@ -25,7 +26,7 @@ import type { AgentFunction } from './executors/types.js';
 import { buildApp } from './http/app.js';
 import { renderMetrics } from './http/metrics.js';
 import { wallClock, type Clock } from './machines/clock.js';
-import { createStore } from './persistence/createStore.js';
+import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
 import { RoutineService } from './services/routines.js';
@@ -120,6 +121,12 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     onFired: notifier.routineFired,
   });
   registerSubscribers(bus, { store, clock, log, wakeups });
+  // Several replicas (PostgreSQL): wakeups reach the replica holding their agent, and every live feed carries every replica's entries.
+  const signals = openReplicaSignals(store, owner);
+  const replicaSignals = new ReplicaSignals({
+    store, feed, log, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
+  });
+  const stopRelay = signals ? replicaSignals.relayFeedTo(signals) : () => undefined;
 
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, supervisor, feed,
@@ -135,6 +142,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await ownership.takeAll();
       await pipeline.recoverAfterCrash();
       await bus.replayUndelivered(owner, { takeOver: true });
+      // Listening before the actors read the rows: a wakeup committed in between is heard, not missed.
+      await signals?.start(replicaSignals);
       await supervisor.boot();
       await triggers.boot();
       if (startOptions.listen !== false) {
@@ -156,6 +165,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await supervisor.stop();
       await pipeline.drain(config.shutdownGraceMs);
       await app.close();
+      stopRelay();
+      await signals?.close();
       // Events waiting for a retry stay in the outbox; the next boot delivers them again.
       bus.stop();
       await bus.idle();

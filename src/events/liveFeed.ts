@@ -15,12 +15,13 @@ export function createLiveFeed() {
   return createStore({
     context: { agents: {} as Record<string, Record<string, unknown>>, sequence: 0 },
     schemas: {
-      emitted: { changed: z.object({ item: z.custom<FeedItem>(), sequence: z.number() }) },
+      // `relayed`: the item happened on another replica (relayed to this one), not in this process.
+      emitted: { changed: z.object({ item: z.custom<FeedItem>(), sequence: z.number(), relayed: z.boolean() }) },
     },
     on: {
-      publish: (context, event: { item: FeedItem }, enqueue) => {
+      publish: (context, event: { item: FeedItem; relayed?: boolean }, enqueue) => {
         const sequence = context.sequence + 1;
-        enqueue.emit.changed({ item: event.item, sequence });
+        enqueue.emit.changed({ item: event.item, sequence, relayed: event.relayed ?? false });
         // Updated in place: copying every agent's view on each change is quadratic (10,000 agents at boot).
         if (event.item.kind === 'actor') context.agents[event.item.agent_id] = event.item.view;
         return { agents: context.agents, sequence };

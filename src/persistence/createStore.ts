@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { Inspector } from './inspector.js';
 import { PostgresInspector } from './postgres/inspector.js';
+import type { PgSignals } from './postgres/notify.js';
 import { PostgresStore } from './postgres/store.js';
 import { SqliteInspector } from './sqlite/inspector.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
@@ -25,4 +26,13 @@ export function createStore(config: Where & Pick<Config, 'sqliteSync'>, hooks: S
 export function createInspector(config: Where): Inspector {
   if (config.databaseUrl) return new PostgresInspector(config.databaseUrl);
   return new SqliteInspector(config.dbPath);
+}
+
+/**
+ * The signals between replicas (PostgreSQL's LISTEN/NOTIFY, postgres/notify.ts): wakeups reach the
+ * replica that owns their agent, and live feeds reach every replica. Null on SQLite, where the one
+ * process hears everything in-process.
+ */
+export function openReplicaSignals(store: Store, replica: string): PgSignals | null {
+  return store instanceof PostgresStore ? store.openSignals(replica) : null;
 }

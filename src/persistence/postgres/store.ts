@@ -13,6 +13,7 @@ import { migratePostgres } from './migrate.js';
 import { PgAgents, PgProjects, PgWorkspaces } from './org.js';
 import { PgOutbox } from './outbox.js';
 import { PgReplicas } from './replicas.js';
+import { PgSignals } from './notify.js';
 import { PgRoutines } from './routines.js';
 import { PgRuns } from './runs.js';
 import { PgSnapshots } from './snapshots.js';
@@ -73,6 +74,8 @@ export class PostgresStore implements Store {
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private outage: { error: StorageUnavailableError; since: number; probes: number } | null = null;
   private probeTimer: unknown = null;
+  /** The server processes of the pool's connections: a wakeup they signal was offered in-process already (notify.ts). */
+  private readonly backends = new Set<number>();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
@@ -80,6 +83,8 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes });
     // An idle connection that breaks (the server restarted) is dropped by the pool; the next unit gets a new one.
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool drops it'));
+    this.pool.on('connect', (client) => this.backends.add(backendPid(client)));
+    this.pool.on('remove', (client) => this.backends.delete(backendPid(client)));
     void this.whenReady().catch(() => undefined);
   }
 
@@ -109,6 +114,14 @@ export class PostgresStore implements Store {
       throw error;
     });
     return this.ready;
+  }
+
+  /** The replica's LISTEN/NOTIFY connection (notify.ts), counted with the store's statements; started by the caller. */
+  openSignals(replica: string): PgSignals {
+    return new PgSignals({
+      url: this.options.url, replica, counter: this.counter, timers: this.timers, log: this.log,
+      isOwnBackend: (pid) => this.backends.has(pid),
+    });
   }
 
   statementsExecuted(): number {
@@ -301,6 +314,11 @@ export class PostgresStore implements Store {
     this.probeTimer = null;
     this.outage = null;
   }
+}
+
+/** The server process behind a pooled connection (set once it connected). */
+function backendPid(client: pg.PoolClient): number {
+  return (client as unknown as { processID: number }).processID;
 }
 
 function readOnlyTx(repos: Repos): Tx {

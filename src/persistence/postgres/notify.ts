@@ -1,0 +1,222 @@
+/**
+ * Signals between replicas on PostgreSQL: LISTEN/NOTIFY on one dedicated connection per replica.
+ *
+ * - `office_wakeups`: a wakeup became claimable (migration 0017's triggers send it from the
+ *   statement that writes the row, so it is delivered on commit only). The replica that holds the
+ *   agent offers it to the agent actor. A wakeup this process wrote was offered in-process after its
+ *   commit already: notifications from this process's own pooled connections are dropped here.
+ * - `office_relay`: small messages a replica sends to all the others after commit (its live feed's
+ *   entries); a replica drops its own.
+ *
+ * Idle, this runs no SQL: LISTEN is a held connection, not a poll. If the connection drops, it is
+ * opened again with a backoff, and the handlers hear `reconnected`: notifications sent meanwhile are
+ * lost, so what they would have said must be read again from the rows.
+ */
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { backoffDelayMs } from '../../domain/backoff.js';
+import type { Clock } from '../../machines/clock.js';
+
+export const WAKEUP_CHANNEL = 'office_wakeups';
+export const RELAY_CHANNEL = 'office_relay';
+
+/** NOTIFY refuses payloads of 8000 bytes or more: relayed messages are sent in batches below this. */
+export const MAX_RELAY_BYTES = 7_000;
+/** How long the listener waits before each attempt to open its connection again, the last repeated. */
+const RECONNECT_STEPS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+/** A wakeup that became claimable, as migration 0017 sends it. */
+export interface WakeupSignal {
+  agentId: string;
+  wakeupId: string;
+  availableAt: number;
+}
+
+export interface SignalHandlers {
+  /** A wakeup another process made claimable was committed. */
+  wakeupQueued(signal: WakeupSignal): void;
+  /** Messages another replica relayed, in the order it sent them. */
+  relayed(messages: unknown[]): void;
+  /** The connection was lost and is listening again: whatever was signalled meanwhile is lost. */
+  reconnected(): void;
+}
+
+export interface PgSignalsOptions {
+  url: string;
+  /** This replica's id: its own relayed messages come back to it, and are dropped. */
+  replica: string;
+  /** Whether a server process (by pid) is one of this process's pooled connections. */
+  isOwnBackend: (pid: number) => boolean;
+  /** The store's statement counter: LISTEN and the relay's NOTIFYs are statements too. */
+  counter: { statements: number };
+  timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  random?: () => number;
+}
+
+interface RelayEnvelope {
+  replica: string;
+  messages: unknown[];
+}
+
+export class PgSignals {
+  private client: pg.Client | null = null;
+  private handlers: SignalHandlers | null = null;
+  private outgoing: unknown[] = [];
+  private flushing = false;
+  private failedAttempts = 0;
+  private reconnectTimer: unknown = null;
+  private everListened = false;
+  private closed = false;
+
+  constructor(private readonly options: PgSignalsOptions) {}
+
+  /** The server process of the listening connection, while there is one (tests terminate it). */
+  get listenerPid(): number | null {
+    return (this.client as { processID?: number } | null)?.processID ?? null;
+  }
+
+  /** Opens the connection and listens; a first connection that fails is tried again like a dropped one. */
+  async start(handlers: SignalHandlers): Promise<void> {
+    this.handlers = handlers;
+    await this.connect();
+  }
+
+  /** Sends `message` to every other replica, after the current turn (one NOTIFY per batch). Dropped while disconnected: live only. */
+  publish(message: unknown): void {
+    if (this.closed) return;
+    this.outgoing.push(message);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.options.timers.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    // Named, so that an operator (or a test) can find it in pg_stat_activity.
+    const client = new pg.Client({ connectionString: this.options.url, application_name: signalsApplicationName(this.options.replica) });
+    client.on('notification', (notification) => this.received(notification));
+    // A terminated backend or a broken socket: 'error' then 'end'; either one starts the reconnect.
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, null));
+    try {
+      await client.connect();
+      this.options.counter.statements += 2;
+      await client.query(`LISTEN ${WAKEUP_CHANNEL}; LISTEN ${RELAY_CHANNEL}`);
+    } catch (error) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+      this.retryLater(error);
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    const reconnected = this.everListened;
+    this.everListened = true;
+    this.failedAttempts = 0;
+    if (reconnected) {
+      this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
+      this.handlers?.reconnected();
+    }
+  }
+
+  private lost(client: pg.Client, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = null;
+    client.end().catch(() => undefined);
+    if (this.closed) return;
+    this.retryLater(error);
+  }
+
+  private retryLater(error: unknown): void {
+    if (this.closed || this.reconnectTimer !== null) return;
+    const delay = backoffDelayMs(this.failedAttempts++, RECONNECT_STEPS_MS, 0.2, this.options.random ?? Math.random);
+    this.options.log.warn({ err: error, replica: this.options.replica, retry_in_ms: delay },
+      'the connection listening for other replicas\' signals is down; opening it again');
+    this.reconnectTimer = this.options.timers.setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, delay);
+  }
+
+  private received(notification: pg.Notification): void {
+    if (!this.handlers || notification.payload === undefined) return;
+    try {
+      if (notification.channel === WAKEUP_CHANNEL) {
+        // Offered in-process after its commit already, by the process that wrote it.
+        if (this.options.isOwnBackend(notification.processId)) return;
+        const signal = JSON.parse(notification.payload) as { agent_id: string; wakeup_id: string; available_at: number };
+        this.handlers.wakeupQueued({ agentId: signal.agent_id, wakeupId: signal.wakeup_id, availableAt: Number(signal.available_at) });
+      } else if (notification.channel === RELAY_CHANNEL) {
+        const envelope = JSON.parse(notification.payload) as RelayEnvelope;
+        if (envelope.replica !== this.options.replica) this.handlers.relayed(envelope.messages);
+      }
+    } catch (error) {
+      this.options.log.error({ err: error, channel: notification.channel }, 'a signal from another replica could not be handled');
+    }
+  }
+
+  /** Sends the queued messages in envelopes under MAX_RELAY_BYTES; a message too large alone is dropped, loudly. */
+  private async flush(): Promise<void> {
+    const messages = this.outgoing.splice(0);
+    this.flushing = false;
+    const client = this.client;
+    if (!client) return;
+    for (const payload of envelopes(this.options.replica, messages, (message) =>
+      this.options.log.warn({ bytes: JSON.stringify(message).length }, 'a relayed message is over NOTIFY\'s payload limit; it is not relayed'))) {
+      try {
+        this.options.counter.statements++;
+        await client.query('SELECT pg_notify($1, $2)', [RELAY_CHANNEL, payload]);
+      } catch (error) {
+        // The connection broke: the listener reconnects on its own; the live feed is live only.
+        this.options.log.warn({ err: error }, 'relaying to the other replicas failed');
+        return;
+      }
+    }
+  }
+}
+
+/** The application_name of a replica's listening connection (PostgreSQL keeps 63 bytes of it). */
+export function signalsApplicationName(replica: string): string {
+  return `office-signals ${replica}`.slice(0, 63);
+}
+
+/** The envelopes (JSON text) that carry `messages` in order, each under MAX_RELAY_BYTES. */
+export function envelopes(replica: string, messages: readonly unknown[], tooLarge: (message: unknown) => void): string[] {
+  const head = JSON.stringify({ replica, messages: [] }).length;
+  const out: string[] = [];
+  let batch: string[] = [];
+  let bytes = head;
+  const close = () => {
+    if (batch.length > 0) out.push(`{"replica":${JSON.stringify(replica)},"messages":[${batch.join(',')}]}`);
+    batch = [];
+    bytes = head;
+  };
+  for (const message of messages) {
+    const text = JSON.stringify(message);
+    const size = Buffer.byteLength(text) + 1;
+    if (head + size > MAX_RELAY_BYTES) {
+      tooLarge(message);
+      continue;
+    }
+    if (bytes + size > MAX_RELAY_BYTES) close();
+    batch.push(text);
+    bytes += size;
+  }
+  close();
+  return out;
+}
