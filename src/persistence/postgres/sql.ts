@@ -24,9 +24,12 @@ export function toPositional(sql: string): Positional {
   let out = '';
   for (let i = 0; i < sql.length; i++) {
     const char = sql[i]!;
-    if (char === "'" || char === '"') {
-      const end = sql.indexOf(char, i + 1);
-      const stop = end === -1 ? sql.length : end + 1;
+    const skipTo = char === "'" || char === '"' ? sql.indexOf(char, i + 1)
+      : char === '-' && sql[i + 1] === '-' ? sql.indexOf('\n', i)
+        : -2;
+    if (skipTo !== -2) {
+      // A quoted string or name, or a comment to the end of its line: copied as it is.
+      const stop = skipTo === -1 ? sql.length : skipTo + 1;
       out += sql.slice(i, stop);
       i = stop - 1;
     } else if (char === '@' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
