@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseDurationList } from './domain/backoff.js';
 import { isLoopbackHost } from './domain/binding.js';
@@ -31,6 +32,10 @@ const ConfigSchema = z.object({
   OFFICE_DATABASE_URL: optionalString.refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
     message: 'expected a PostgreSQL URL, such as postgres://user:password@host:5432/office (leave it unset for SQLite, OFFICE_DB)',
   }),
+  OFFICE_REPLICA_ID: optionalString.refine((id) => id === undefined || /^[A-Za-z0-9._:-]{1,100}$/.test(id), {
+    message: 'expected a name of letters, digits, ".", "_", ":" or "-" (at most 100), such as office-1 (leave it unset for host name and pid)',
+  }),
+  OFFICE_LEASE_SEC: z.coerce.number().min(0.3).max(3600).default(15),
   OFFICE_HOST: z.string().min(1).default('127.0.0.1'),
   OFFICE_PORT: integer(0, 65535).default(7700),
   OFFICE_API_TOKEN: optionalString,
@@ -60,6 +65,10 @@ export interface Config {
   dbPath: string;
   /** A postgres:// URL: the store is PostgreSQL (and dbPath is ignored); undefined: SQLite at dbPath. */
   databaseUrl: string | undefined;
+  /** This replica's name among the processes on one database (default: host name and pid); the owner of its agent leases. */
+  replicaId: string;
+  /** How long a replica's lease on an agent lasts without renewal (PostgreSQL; SQLite's never expire). */
+  leaseSec: number;
   host: string;
   port: number;
   apiToken: string | undefined;
@@ -102,6 +111,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     dbPath: c.OFFICE_DB,
     databaseUrl: c.OFFICE_DATABASE_URL,
+    replicaId: c.OFFICE_REPLICA_ID ?? defaultReplicaId(),
+    leaseSec: c.OFFICE_LEASE_SEC,
     host: c.OFFICE_HOST,
     port: c.OFFICE_PORT,
     apiToken: c.OFFICE_API_TOKEN,
@@ -122,6 +133,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.OFFICE_LOG_LEVEL,
     inspectUrl: c.OFFICE_INSPECT,
   };
+}
+
+/** Host name and pid: unique among the processes of a deployment, and readable in logs and rows. */
+function defaultReplicaId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 60) || 'host'}_${process.pid}`;
 }
 
 /** With no token, anyone who reaches the port could create an agent whose command runs as this user. */

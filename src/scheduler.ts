@@ -8,7 +8,8 @@ import type { InspectionEvent } from 'xstate';
 import { createAfterRun } from './dispatch/afterRun.js';
 import { RunPipeline } from './dispatch/pipeline.js';
 import { RecoverySweep } from './dispatch/recovery.js';
-import { AgentOwnership, newOwnerId } from './actors/ownership.js';
+import { AgentOwnership } from './actors/ownership.js';
+import { ReplicaMembership } from './actors/replicas.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
@@ -52,6 +53,8 @@ export interface Scheduler {
   supervisor: Supervisor;
   triggers: TriggerSupervisor;
   recovery: RecoverySweep;
+  /** This process as one replica on the database: its leases, heartbeat and hand-overs. */
+  replicas: ReplicaMembership;
   feed: LiveFeed;
   services: { org: OrgService; tasks: TaskService; routines: RoutineService; wakeups: WakeupService };
   /** Restores actors, replays undelivered events, sweeps, and listens (unless listen is false). */
@@ -72,8 +75,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   let bus!: EventBus;
   let supervisor!: Supervisor;
   let triggers!: TriggerSupervisor;
-  // One owner per boot: with SQLite this process owns every agent (it takes them all at start).
-  const owner = newOwnerId();
+  // The replica owns the agent leases. With SQLite this process owns every agent (it takes them all at
+  // start, under leases that never expire); with PostgreSQL it holds a share under expiring leases.
+  const owner = config.replicaId;
+  const leaseMs = config.databaseUrl ? config.leaseSec * 1000 : null;
   const store = createStore(config, {
     owner,
     now: () => clock.now(),
@@ -87,7 +92,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const outbox = new OutboxAcknowledger(store, log);
   bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work) });
 
-  const ownership = new AgentOwnership({ store, log }, owner);
+  const ownership = new AgentOwnership({ store, log, clock, leaseMs }, owner);
   const feed = createLiveFeed();
   const notifier = new LiveNotifier(() => supervisor, feed, log);
   const deps = { store, clock, config, log };
@@ -117,8 +122,22 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     onActorChange: notifier.actorChanged,
   });
   triggers = new TriggerSupervisor({
-    store, clock, log, routines, owner, inspect: options.inspect,
+    store, clock, log, routines, owner, inspect: options.inspect, holds: (agentId) => ownership.holds(agentId),
     onFired: notifier.routineFired,
+  });
+  const replicas = new ReplicaMembership({
+    store, clock, log, ownership, leaseMs,
+    adopt: async (agentIds) => {
+      await pipeline.recoverAfterCrash(agentIds);
+      await supervisor.adopt(agentIds);
+      await triggers.adopt(agentIds);
+    },
+    letGo: (agentIds) => {
+      supervisor.release(agentIds);
+      triggers.release(agentIds);
+      pipeline.abortFor(agentIds);
+    },
+    canHandOver: (agentId) => !pipeline.runsFor(agentId),
   });
   registerSubscribers(bus, { store, clock, log, wakeups });
   // Several replicas (PostgreSQL): wakeups reach the replica holding their agent, and every live feed carries every replica's entries.
@@ -131,15 +150,16 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, supervisor, feed,
     isReady: () => ready,
-    metrics: () => renderMetrics({ store, supervisor, triggers, pipeline }),
+    metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
   }, log);
 
   return {
-    app, store, events: bus, config, supervisor, triggers, recovery, feed,
+    app, store, events: bus, config, supervisor, triggers, recovery, replicas, feed,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
-      // First take every agent (fencing out a dead process's leases): recovery touches only what this process owns.
-      await ownership.takeAll();
+      // First take this replica's agents (fencing out a dead process's leases: every agent with
+      // SQLite): recovery, the actors and the triggers touch only what this process owns.
+      await replicas.join();
       await pipeline.recoverAfterCrash();
       await bus.replayUndelivered(owner, { takeOver: true });
       // Listening before the actors read the rows: a wakeup committed in between is heard, not missed.
@@ -152,6 +172,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
         listeningUrl = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : null;
       }
       await recovery.start();
+      replicas.start();
       ready = true;
       log.info({ url: listeningUrl, db: config.dbPath }, 'office scheduler ready');
       return { url: listeningUrl };
@@ -163,7 +184,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       // the API still answers their calls; whatever is still queued waits in the rows for the next boot.
       await triggers.stop();
       await supervisor.stop();
+      // Several replicas: the agents with no session running here are handed over at once, the rest once their sessions drained.
+      await replicas.handOverIdle();
       await pipeline.drain(config.shutdownGraceMs);
+      await replicas.leave();
       await app.close();
       stopRelay();
       await signals?.close();

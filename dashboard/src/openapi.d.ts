@@ -51,6 +51,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/office/replicas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live replicas
+         * @description Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.
+         */
+        get: operations["listReplicas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/office/workspaces": {
         parameters: {
             query?: never;
@@ -706,7 +726,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description The live actor's view of an agent. */
+        /** @description The live actor's view of an agent: from this process, or the owning replica's last stored snapshot. */
         AgentActor: {
             /** @description The live actor's state, e.g. `idle`, `cooldown`, `running`. */
             state: string;
@@ -715,6 +735,8 @@ export interface components {
             max_concurrent_sessions: number;
             cooldown_until: string | null;
             next_available_at: string | null;
+            /** @description The replica whose process runs the actor (it holds the agent's lease), or null while none holds it. */
+            replica: string | null;
         };
         Agent: {
             id: string;
@@ -1251,6 +1273,23 @@ export interface components {
             updated_at: string;
             updated_by_run_id: string;
         };
+        /** @description A live scheduler process on the database. */
+        Replica: {
+            /** @description OFFICE_REPLICA_ID (default: host name and pid). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Its last heartbeat, which renewed its agent leases.
+             */
+            heartbeat_at: string;
+            /** @description Agents whose unexpired lease it holds. */
+            agents_owned: number;
+        };
         Health: {
             /** @enum {string} */
             status: "ok" | "ready";
@@ -1351,6 +1390,71 @@ export interface operations {
             };
             /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReplicas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Replica"][];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

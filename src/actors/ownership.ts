@@ -1,11 +1,14 @@
 /**
- * This process's ownership of agents: its owner id and the epoch of each agent lease it holds. The
- * leases are rows (agent_leases); this keeps the epochs it took, so a claim carries its fence without
- * reading it. With SQLite the one process owns every agent: at boot it takes them all, which fences
- * out whatever a dead process held, and it takes each new agent in the transaction that creates it.
+ * This process's ownership of agents: its owner id (the replica id) and the epoch of each agent
+ * lease it holds. The leases are rows (agent_leases); this keeps the epochs it took, so a claim
+ * carries its fence without reading it. With SQLite the one process owns every agent: at boot it
+ * takes them all, which fences out whatever a dead process held, and its leases never expire. With
+ * PostgreSQL each replica holds a share, under leases that expire unless renewed (replicas.ts).
+ * Either way a process takes each new agent in the transaction that creates it.
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import type { Clock } from '../machines/clock.js';
 import type { AgentLease, Fence, Store, Tx } from '../persistence/store.js';
 import { newId } from '../services/ids.js';
 
@@ -15,10 +18,24 @@ export function newOwnerId(): string {
   return `${newId('own')}_${host}_${process.pid}`;
 }
 
+export interface OwnershipDeps {
+  store: Store;
+  log: Logger;
+  clock?: Clock;
+  /** How long a lease lasts without renewal; null: leases never expire (SQLite). */
+  leaseMs?: number | null;
+}
+
 export class AgentOwnership {
   private readonly epochs = new Map<string, number>();
 
-  constructor(private readonly deps: { store: Store; log: Logger }, readonly owner: string = newOwnerId()) {}
+  constructor(private readonly deps: OwnershipDeps, readonly owner: string = newOwnerId()) {}
+
+  /** The expiry a lease taken now gets: null when leases never expire. */
+  private expiry(): number | null {
+    const { clock, leaseMs } = this.deps;
+    return leaseMs && clock ? clock.now() + leaseMs : null;
+  }
 
   /**
    * Takes every agent for this process, epoch + 1 each, in one statement: whatever an earlier
@@ -42,7 +59,7 @@ export class AgentOwnership {
 
   /** Takes a new agent inside the transaction that creates it; its epoch is kept once that commits. */
   async takeWithin(tx: Tx, agentId: string): Promise<void> {
-    const lease = await tx.leases.take(agentId, this.owner, null);
+    const lease = await tx.leases.take(agentId, this.owner, this.expiry());
     tx.afterCommit(() => {
       this.epochs.set(agentId, lease.epoch);
       this.deps.log.info({ owner: this.owner, agent_id: agentId, epoch: lease.epoch }, 'took the lease of a new agent');
@@ -56,6 +73,21 @@ export class AgentOwnership {
 
   holds(agentId: string): boolean {
     return this.epochs.has(agentId);
+  }
+
+  /** The agents this process holds, with the epoch of each. */
+  held(): ReadonlyMap<string, number> {
+    return this.epochs;
+  }
+
+  /** Leases just taken (a take-over): this process acts for these agents from now on. */
+  adopt(leases: readonly Pick<AgentLease, 'agent_id' | 'epoch'>[]): void {
+    for (const lease of leases) this.epochs.set(lease.agent_id, lease.epoch);
+  }
+
+  /** Agents this process no longer holds (lost, or handed over): nothing here acts for them again. */
+  forget(agentIds: Iterable<string>): void {
+    for (const agentId of agentIds) this.epochs.delete(agentId);
   }
 
   /**

@@ -99,6 +99,23 @@ export class Supervisor implements WakeupNotifier {
 
   /** Restores the actor of every agent this process owns from its snapshot, then reconciles it with the rows. */
   async boot(): Promise<void> {
+    await this.restore(null);
+  }
+
+  /**
+   * Agents just taken over from another replica (their leftovers recovered already): each actor is
+   * restored from the snapshot its last owner stored, then reconciled with the rows, which win.
+   */
+  async adopt(agentIds: readonly string[]): Promise<void> {
+    if (agentIds.length > 0 && !this.stopped) await this.restore(new Set(agentIds));
+  }
+
+  /** These agents are another replica's now: their actors stop here, and their snapshots are left to the new owner. */
+  release(agentIds: ReadonlySet<string>): void {
+    for (const agentId of agentIds) this.letGo(agentId);
+  }
+
+  private async restore(only: ReadonlySet<string> | null): Promise<void> {
     const { owner } = this.deps.ownership;
     const { agents, snapshots, open } = await this.deps.store.read(async (tx) => ({
       agents: await tx.agents.listLive(owner),
@@ -108,11 +125,14 @@ export class Supervisor implements WakeupNotifier {
     // A wakeup parked behind a checkout is offered like any queued one: boot recovery has released
     // every checkout of the stopped process, and a claim that still meets one parks it again.
     const openByAgent = groupBy(open, (w) => w.agent_id);
+    let restored = 0;
     for (const agent of agents) {
+      if (only && (!only.has(agent.id) || this.actors.has(agent.id))) continue;
       this.start(agent, snapshots.get(agent.id));
       this.reconcile(agent, openByAgent.get(agent.id) ?? []);
+      restored++;
     }
-    this.deps.log.info({ owner, agents: agents.length, open_wakeups: open.length }, 'agent actors restored');
+    this.deps.log.info({ owner, agents: restored, open_wakeups: open.length, taken_over: only !== null }, 'agent actors restored');
   }
 
   addAgent(agent: Agent): void {

@@ -1,7 +1,9 @@
 /**
- * Trigger actors: one per enabled schedule trigger of an active routine. Each waits for its
- * stored next_run_at; firing claims the tick with a compare-and-set, computes catch-up after
- * downtime, and fires through the routine service in the same transaction.
+ * Trigger actors: one per enabled schedule trigger of an active routine, on the replica that holds
+ * the routine's assignee (beside its agent actor). Each waits for its stored next_run_at; firing
+ * claims the tick with a compare-and-set, computes catch-up after downtime, and fires through the
+ * routine service in the same transaction. The compare-and-set and UNIQUE (trigger_id,
+ * scheduled_for) keep a tick fired once, whichever replica fires it.
  */
 import type { Logger } from 'pino';
 import { createActor, fromPromise, type Actor, type InspectionEvent } from 'xstate';
@@ -34,6 +36,8 @@ export interface TriggerSupervisorDeps {
   routines: RoutineService;
   /** The owner this process acts as: a trigger's snapshot is restored by the owner of its routine's assignee. */
   owner: string;
+  /** Whether this process holds the agent: a trigger's actor runs where its routine's assignee is held. Every agent when absent. */
+  holds?: ((agentId: string) => boolean) | undefined;
   inspect?: ((event: InspectionEvent) => void) | undefined;
   onFired?: ((routineId: string) => void) | undefined;
 }
@@ -66,6 +70,8 @@ export function planTicks(routine: Pick<Routine, 'catch_up_policy' | 'catch_up_m
 export class TriggerSupervisor implements RoutineChangeListener {
   private readonly actors = new Map<string, Actor<TriggerMachine>>();
   private readonly routineIds = new Map<string, string>();
+  /** The assignee of each trigger's routine, as of the actor's start: whose lease the actor follows. */
+  private readonly assignees = new Map<string, string>();
   private readonly snapshots: SnapshotWriter;
 
   /** Fires whose timers went off in this turn of the event loop, claimed together in the next. */
@@ -88,12 +94,38 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   async boot(): Promise<void> {
+    await this.restore(null);
+  }
+
+  /** The assignees just taken over: their routines' trigger actors start here, from their stored snapshots. */
+  async adopt(agentIds: readonly string[]): Promise<void> {
+    if (agentIds.length > 0) await this.restore(new Set(agentIds));
+  }
+
+  /** These assignees are another replica's now: their triggers' actors stop here (their snapshots stay for the new owner). */
+  release(agentIds: ReadonlySet<string>): void {
+    for (const [triggerId, assignee] of [...this.assignees]) {
+      if (agentIds.has(assignee)) this.dropActor(triggerId);
+    }
+  }
+
+  private async restore(only: ReadonlySet<string> | null): Promise<void> {
     const { live, snapshots } = await this.deps.store.read(async (tx) => ({
       live: await tx.routines.liveScheduleTriggers(),
       snapshots: await tx.snapshots.all(SNAPSHOT_KIND, this.deps.owner),
     }));
-    for (const { trigger, routine } of live) this.start(trigger, routine, snapshots.get(trigger.id));
-    this.deps.log.info({ triggers: live.length }, 'trigger actors restored');
+    let restored = 0;
+    for (const { trigger, routine } of live) {
+      const assignee = routine.assignee_agent_instance_id;
+      if (!this.runsHere(assignee) || (only && !only.has(assignee)) || this.actors.has(trigger.id)) continue;
+      this.start(trigger, routine, snapshots.get(trigger.id));
+      restored++;
+    }
+    this.deps.log.info({ triggers: restored, taken_over: only !== null }, 'trigger actors restored');
+  }
+
+  private runsHere(assignee: string): boolean {
+    return this.deps.holds?.(assignee) ?? true;
   }
 
   /** Rows win: the routine's triggers are re-read and their actors started, rescheduled or stopped. */
@@ -106,15 +138,23 @@ export class TriggerSupervisor implements RoutineChangeListener {
       routine: await tx.routines.get(routineId),
       triggers: await tx.routines.triggersOf(routineId),
     }));
+    // A routine whose assignee another replica holds has its trigger actors there.
+    const here = routine !== undefined && this.runsHere(routine.assignee_agent_instance_id);
     const wanted = new Map(
-      triggers.filter((t) => routine?.status === 'active' && t.kind === 'schedule' && t.enabled).map((t) => [t.id, t]),
+      triggers.filter((t) => here && routine?.status === 'active' && t.kind === 'schedule' && t.enabled).map((t) => [t.id, t]),
     );
     for (const id of [...this.actors.keys()]) {
-      if (this.routineIds.get(id) === routineId && !wanted.has(id)) this.stopActor(id);
+      if (this.routineIds.get(id) !== routineId || wanted.has(id)) continue;
+      // Moved to an assignee held elsewhere: the snapshot is the new holder's to restore.
+      if (routine && !here) this.dropActor(id);
+      else this.stopActor(id);
     }
     for (const trigger of wanted.values()) {
       const actor = this.actors.get(trigger.id);
-      if (actor) actor.send({ type: 'RESCHEDULE', nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine!) });
+      if (actor) {
+        this.assignees.set(trigger.id, routine!.assignee_agent_instance_id);
+        actor.send({ type: 'RESCHEDULE', nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine!) });
+      }
       else this.start(trigger, routine!, undefined);
     }
   }
@@ -149,17 +189,24 @@ export class TriggerSupervisor implements RoutineChangeListener {
     actor.subscribe((snapshot) => { if (snapshot.value !== 'firing') this.snapshots.markDirty(trigger.id); });
     this.actors.set(trigger.id, actor);
     this.routineIds.set(trigger.id, routine.id);
+    this.assignees.set(trigger.id, routine.assignee_agent_instance_id);
     actor.start();
     // Rows win over a restored snapshot: the stored next_run_at is the truth.
     if (snapshot) actor.send({ type: 'RESCHEDULE', nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) });
   }
 
   private stopActor(triggerId: string): void {
+    this.dropActor(triggerId);
+    void this.deps.store.transaction((tx) => tx.snapshots.delete(triggerId)).catch(() => undefined);
+  }
+
+  /** Stops the actor here, keeping its stored snapshot (another replica restores it). */
+  private dropActor(triggerId: string): void {
     this.actors.get(triggerId)?.stop();
     this.actors.delete(triggerId);
     this.routineIds.delete(triggerId);
+    this.assignees.delete(triggerId);
     this.snapshots.forget(triggerId);
-    void this.deps.store.transaction((tx) => tx.snapshots.delete(triggerId)).catch(() => undefined);
   }
 
   /**

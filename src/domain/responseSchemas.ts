@@ -56,7 +56,8 @@ export const AgentActorSchema = z.object({
   max_concurrent_sessions: z.number().int(),
   cooldown_until: NullableTimestamp,
   next_available_at: NullableTimestamp,
-}).meta({ id: 'AgentActor', description: 'The live actor\'s view of an agent.' });
+  replica: z.string().nullable().describe('The replica whose process runs the actor (it holds the agent\'s lease), or null while none holds it.'),
+}).meta({ id: 'AgentActor', description: 'The live actor\'s view of an agent: from this process, or the owning replica\'s last stored snapshot.' });
 
 export const AgentSchema = z.object({
   id: z.string(),
@@ -333,5 +334,12 @@ export const ContinuationSummarySchema = z.object({
   updated_at: Timestamp,
   updated_by_run_id: z.string(),
 }).meta({ id: 'ContinuationSummary' });
+
+export const ReplicaSchema = z.object({
+  id: z.string().describe('OFFICE_REPLICA_ID (default: host name and pid).'),
+  started_at: Timestamp,
+  heartbeat_at: Timestamp.describe('Its last heartbeat, which renewed its agent leases.'),
+  agents_owned: z.number().int().describe('Agents whose unexpired lease it holds.'),
+}).meta({ id: 'Replica', description: 'A live scheduler process on the database.' });
 
 export const HealthSchema = z.object({ status: z.enum(['ok', 'ready']) }).meta({ id: 'Health' });

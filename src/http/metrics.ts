@@ -1,5 +1,6 @@
 import type { RunPipeline } from '../dispatch/pipeline.js';
 import type { Supervisor } from '../actors/supervisor.js';
+import type { ReplicaMembership } from '../actors/replicas.js';
 import type { TriggerSupervisor } from '../actors/triggers.js';
 import type { Store } from '../persistence/store.js';
 
@@ -8,6 +9,7 @@ interface MetricSources {
   supervisor: Supervisor;
   triggers: TriggerSupervisor;
   pipeline: RunPipeline;
+  replicas?: ReplicaMembership;
 }
 
 /** Prometheus text format. The statement counter shows whether an idle process really is idle. */
@@ -28,6 +30,17 @@ export async function renderMetrics(sources: MetricSources): Promise<string> {
     '# HELP office_trigger_actors Schedule trigger actors alive.',
     '# TYPE office_trigger_actors gauge',
     `office_trigger_actors ${sources.triggers.size}`,
+    ...(sources.replicas ? [
+      '# HELP office_agents_owned Agents whose lease this replica holds.',
+      '# TYPE office_agents_owned gauge',
+      `office_agents_owned ${sources.replicas.agentsOwned}`,
+      '# HELP office_lease_renewals_total Heartbeats that renewed this replica\'s agent leases (PostgreSQL: one statement each).',
+      '# TYPE office_lease_renewals_total counter',
+      `office_lease_renewals_total ${sources.replicas.leaseRenewals}`,
+      '# HELP office_replicas_live Live replicas on the database, as this replica\'s last heartbeat saw them.',
+      '# TYPE office_replicas_live gauge',
+      `office_replicas_live ${sources.replicas.liveReplicas.length}`,
+    ] : []),
     '# HELP office_runs_in_flight Sessions running in this process.',
     '# TYPE office_runs_in_flight gauge',
     `office_runs_in_flight ${sources.pipeline.runningCount}`,

@@ -8,6 +8,7 @@ import {
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import type { Agent } from '../../domain/types.js';
+import { describeAgentActor } from '../../machines/agent.js';
 import type { Tx } from '../../persistence/store.js';
 import {
   AgentSchema, ContinuationSummarySchema, ProjectSchema, WakeResponseSchema, WorkspaceSchema,
@@ -59,19 +60,19 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createAgent', summary: 'Create an agent', tag: 'Agents', success: { 201: AgentSchema }, errors: WRITE_ERRORS,
         description: 'Creating a `ceo` or `coordinator` agent also creates its "Coordinator heartbeat" routine.' }),
       body: CreateAgentBody } }, async (req, reply) =>
-      reply.code(201).send(agentView(ctx, await ctx.org.createAgent(req.body))));
+      reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body))));
     r.get('/api/office/agents', { schema: {
       ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
-      (await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))).map((agent) => agentView(ctx, agent)));
+      agentViews(ctx, await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))));
     r.get('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'getAgent', summary: 'Read an agent, with its live actor', tag: 'Agents', success: { 200: AgentSchema }, errors: READ_ERRORS }),
       params: IdParams } }, async (req) =>
-      agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
+      await agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
     r.patch('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'updateAgent', summary: 'Change, pause or resume an agent', tag: 'Agents', success: { 200: AgentSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchAgentBody } }, async (req) =>
-      agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
+      await agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
     r.delete('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'deleteAgent', summary: 'Delete an agent', tag: 'Agents', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'Its queued and scheduled wakeups end cancelled, its open tasks are unassigned and its routines are paused.' }),
@@ -130,8 +131,42 @@ async function existingAgent(tx: Tx, id: string): Promise<Agent> {
   return agent;
 }
 
-export function agentView(ctx: AppContext, agent: Agent) {
-  return { ...toApi(agent), actor: ctx.supervisor.view(agent.id) };
+export async function agentView(ctx: AppContext, agent: Agent) {
+  return (await agentViews(ctx, [agent]))[0];
+}
+
+/**
+ * Agents with their actors. An actor running here is described live; one another replica runs (it
+ * holds the agent's lease) is described from the snapshot that replica stored last, with its id.
+ * One read, only for agents whose actor is not here (none with SQLite, where this process runs all).
+ */
+export async function agentViews(ctx: AppContext, agents: Agent[]) {
+  const away = agents.filter((agent) => ctx.supervisor.view(agent.id) === null).map((agent) => agent.id);
+  const remote = away.length === 0 ? new Map<string, { replica: string; snapshot: unknown }>() : await ctx.store.read(async (tx) => {
+    const found = new Map<string, { replica: string; snapshot: unknown }>();
+    for (const [agentId, replica] of await tx.replicas.holders(away, ctx.clock.now())) {
+      if (replica !== ctx.config.replicaId) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
+    }
+    return found;
+  });
+  return agents.map((agent) => {
+    const here = ctx.supervisor.view(agent.id);
+    const there = remote.get(agent.id);
+    const actor = here ? { ...here, replica: ctx.config.replicaId } : there ? { ...remoteActorView(agent, there.snapshot), replica: there.replica } : null;
+    return { ...toApi(agent), actor };
+  });
+}
+
+/** An actor another replica runs, from its stored snapshot (none stored yet: what a fresh actor shows). */
+function remoteActorView(agent: Agent, snapshot: unknown) {
+  if (snapshot && typeof snapshot === 'object' && 'context' in snapshot && 'value' in snapshot) {
+    try {
+      return describeAgentActor(snapshot as Parameters<typeof describeAgentActor>[0]);
+    } catch {
+      // A snapshot of an older machine: described as a fresh actor below.
+    }
+  }
+  return { state: 'active.idle', queued: 0, running: 0, max_concurrent_sessions: agent.max_concurrent_sessions, cooldown_until: null, next_available_at: null };
 }
 
 export function throwNotFound(resource: string, id: string): never {

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { z } from 'zod';
-import { HealthSchema } from '../../domain/responseSchemas.js';
+import { HealthSchema, ReplicaSchema } from '../../domain/responseSchemas.js';
+import { toApi } from '../serialize.js';
 import { errorBody } from '../errors.js';
-import { NO_SECURITY, operation } from '../openapi.js';
+import { LIST_ERRORS, NO_SECURITY, operation } from '../openapi.js';
 
 /** Under the idle timeouts of common proxies, so an idle stream is not cut. */
 const KEEP_ALIVE_MS = 15_000;
@@ -25,6 +26,14 @@ export function systemRoutes(ctx: AppContext) {
     app.get('/metrics', { schema: operation({ operationId: 'getMetrics', summary: 'Prometheus metrics', tag: 'System', security: NO_SECURITY,
       success: { 200: { description: 'Prometheus text exposition format 0.0.4.', schema: z.string(), contentType: 'text/plain' } }, errors: [421] }) }, async (_req, reply) =>
       reply.type('text/plain; version=0.0.4').send(await ctx.metrics()));
+
+    // The live replicas on the database (API.md, "Several replicas on PostgreSQL"); with SQLite, this process.
+    app.get('/api/office/replicas', { schema: operation({ operationId: 'listReplicas', summary: 'List the live replicas', tag: 'System',
+      success: { 200: z.array(ReplicaSchema) }, errors: LIST_ERRORS,
+      description: 'Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.' }) }, async () => {
+      const replicas = await ctx.store.read((tx) => tx.replicas.list(ctx.clock.now()));
+      return toApi(replicas.map(({ id, started_at, heartbeat_at, agents_owned }) => ({ id, started_at, heartbeat_at, agents_owned })));
+    });
 
     // Server-sent events: wakeup, run and actor changes as they happen. EventSource cannot send
     // headers, so this route (only this one) also takes the API token as `?token=` (see auth.ts).

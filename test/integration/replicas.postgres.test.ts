@@ -1,0 +1,271 @@
+/**
+ * Several replicas on one PostgreSQL database (API.md, "Several replicas on PostgreSQL"), in this
+ * process: each replica is a scheduler with its own real HTTP server and its own injected clock, so
+ * lease time moves by hand. A replica that "dies" is one whose clock (and so its heartbeat) stops
+ * while the others' move on; its sessions keep running in this process, which is what a replica cut
+ * off from the database looks like, and the fence must hold against it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { rendezvousOwner } from '../../src/actors/replicas.js';
+import { loadConfig } from '../../src/config.js';
+import type { AgentFunction } from '../../src/executors/types.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { FAST_ENV, request, waitFor } from '../helpers/harness.js';
+import { freshDatabase } from '../store/postgresFactory.js';
+import { wakeupRow } from '../store/rows.js';
+
+const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
+const LEASE_SEC = 15;
+const LEASE_MS = LEASE_SEC * 1000;
+
+interface Replica {
+  id: string;
+  clock: SimulatedClock;
+  scheduler: Scheduler;
+  url: string;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+const running: Replica[] = [];
+
+afterEach(async () => {
+  for (const replica of running.splice(0).reverse()) await replica.scheduler.stop().catch(() => undefined);
+  await database?.drop();
+  database = null;
+});
+
+async function startReplica(id: string, functions = new Map<string, AgentFunction>(), at = T0): Promise<Replica> {
+  database ??= await freshDatabase();
+  const clock = new SimulatedClock();
+  clock.set(at);
+  const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database.url, OFFICE_REPLICA_ID: id, OFFICE_LEASE_SEC: String(LEASE_SEC) });
+  const scheduler = await createScheduler({ config, clock, functions });
+  const { url } = await scheduler.start();
+  const replica: Replica = { id, clock, scheduler, url: url!, api: (method, path, body) => request(url!, method, path, body) };
+  running.push(replica);
+  return replica;
+}
+
+/** Moves a replica's clock (firing its heartbeat timers) and runs one heartbeat to completion. */
+async function beat(replica: Replica, byMs = 0): Promise<void> {
+  if (byMs > 0) replica.clock.increment(byMs);
+  await replica.scheduler.replicas.tick();
+}
+
+/**
+ * Time passing for live replicas: their clocks move together in steps of a heartbeat, each step's
+ * heartbeats run before the next, as they would in real time (a jump past the lease would make every
+ * replica look dead to the others).
+ */
+async function advance(replicas: Replica[], ms: number): Promise<void> {
+  for (let left = ms; left > 0; left -= LEASE_MS / 3) {
+    const step = Math.min(left, LEASE_MS / 3);
+    for (const replica of replicas) replica.clock.increment(step);
+    for (const replica of replicas) await replica.scheduler.replicas.tick();
+  }
+}
+
+async function seedWorkspace(replica: Replica): Promise<string> {
+  return (await replica.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+}
+
+async function createAgent(replica: Replica, workspaceId: string, patch: Record<string, unknown> = {}): Promise<string> {
+  const created = await replica.api('POST', '/api/office/agents', {
+    workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: { kind: 'function', name: 'quick' }, ...patch,
+  });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+async function holderOf(replica: Replica, agentId: string): Promise<string | null> {
+  const lease = await replica.scheduler.store.read((tx) => tx.leases.leaseOf(agentId));
+  return lease && (lease.expires_at === null || lease.expires_at > replica.clock.now()) ? lease.owner_id : null;
+}
+
+const quick: AgentFunction = () => ({ ok: true });
+
+describe('replicas on one PostgreSQL', () => {
+  it('agents spread over the live replicas by rendezvous hashing; GET /replicas lists each with the agents it holds, and an agent says which replica runs its actor', async () => {
+    const functions = new Map([['quick', quick]]);
+    const r1 = await startReplica('r1', functions);
+    const ws = await seedWorkspace(r1);
+    const agents: string[] = [];
+    for (let i = 0; i < 24; i++) agents.push(await createAgent(r1, ws, { name: `Worker ${i}` }));
+    expect((await r1.api('GET', '/api/office/replicas')).body).toEqual([
+      { id: 'r1', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 24 }]);
+
+    const r2 = await startReplica('r2', functions);
+    // r1 sees r2 join and hands over the agents r2 wins; r2 takes them at its next heartbeat.
+    await beat(r1, LEASE_MS / 3);
+    await beat(r2, LEASE_MS / 3);
+    const expected = agents.map((agent) => rendezvousOwner(agent, ['r1', 'r2']));
+    expect(await Promise.all(agents.map((agent) => holderOf(r2, agent)))).toEqual(expected);
+    const onR2 = expected.filter((owner) => owner === 'r2').length;
+    expect(onR2).toBeGreaterThan(0);
+    expect(onR2).toBeLessThan(24);
+    expect(r1.scheduler.supervisor.size).toBe(24 - onR2);
+    expect(r2.scheduler.supervisor.size).toBe(onR2);
+
+    const listed = (await r2.api('GET', '/api/office/replicas')).body;
+    expect(listed.map((r: any) => [r.id, r.agents_owned])).toEqual([['r1', 24 - onR2], ['r2', onR2]]);
+    expect(listed[1].heartbeat_at).toBe(new Date(T0 + LEASE_MS / 3).toISOString());
+
+    // Either replica answers for any agent, naming the replica that runs its actor.
+    const onTheOther = agents[expected.indexOf('r2')]!;
+    expect((await r1.api('GET', `/api/office/agents/${onTheOther}`)).body.actor).toMatchObject({ replica: 'r2', state: 'active.idle', queued: 0, running: 0 });
+    const listedAgents = (await r1.api('GET', `/api/office/agents?workspace_id=${ws}`)).body;
+    expect(listedAgents.map((a: any) => [a.id, a.actor?.replica])).toEqual(agents.map((agent, i) => [agent, expected[i]]));
+
+    // A wakeup sent to the replica that holds the agent runs there.
+    const woke = await r2.api('POST', `/api/office/agents/${onTheOther}/wake`, { reason: 'hello' });
+    expect(woke.status).toBeLessThan(300);
+    await waitFor(async () => (await r2.api('GET', `/api/office/wakeups/${woke.body.wakeup.id}`)).body.status === 'finished', 'the wakeup to finish on r2');
+  });
+
+  it('a replica that stops heartbeating loses its agents to a survivor after the lease: its started run ends interrupted and is retried there, its never-started claim runs again, and its late result is kept but never recorded', async () => {
+    let releaseFirst!: () => void;
+    const firstSessionEnds = new Promise<void>((resolve) => { releaseFirst = resolve; });
+    let slowCalls = 0;
+    const slow: AgentFunction = async () => {
+      const call = ++slowCalls;
+      if (call === 1) await firstSessionEnds;
+      return { ok: true, attempt: call };
+    };
+    const functions = new Map<string, AgentFunction>([['quick', quick], ['slow', slow]]);
+    const dead = await startReplica('r-dead', functions);
+    const ws = await seedWorkspace(dead);
+    const busy = await createAgent(dead, ws, { name: 'Busy', executor: { kind: 'function', name: 'slow' } });
+    const claimedOnly = await createAgent(dead, ws, { name: 'Claimed' });
+
+    const woke = await dead.api('POST', `/api/office/agents/${busy}/wake`, { reason: 'long job' });
+    const busyWakeup = woke.body.wakeup.id;
+    const [firstRun] = await waitFor(async () => {
+      const runs = (await dead.api('GET', `/api/office/runs?wakeup_id=${busyWakeup}`)).body;
+      return runs.length === 1 && runs[0].status === 'running' ? runs : null;
+    }, 'the first session to start on the dying replica');
+    // The dying replica claimed a wakeup for the other agent and never launched it.
+    const neverStarted = wakeupRow({ id: claimedOnly, workspace_id: ws }, T0, { status: 'claimed', claimed_at: T0 });
+    await dead.scheduler.store.transaction((tx) => tx.wakeups.insert(neverStarted));
+
+    const survivor = await startReplica('r-survivor', functions);
+    expect(survivor.scheduler.supervisor.size).toBe(0);
+    // The dying replica's clock stops here: no heartbeat from it any more.
+    await beat(survivor, LEASE_MS / 3);
+    expect(await holderOf(survivor, busy)).toBe('r-dead');
+
+    await beat(survivor, LEASE_MS);
+    expect(await holderOf(survivor, busy)).toBe('r-survivor');
+    expect(await holderOf(survivor, claimedOnly)).toBe('r-survivor');
+    expect((await survivor.scheduler.store.read((tx) => tx.leases.leaseOf(busy)))!.epoch).toBe(2);
+    expect(survivor.scheduler.supervisor.size).toBe(2);
+    expect((await survivor.api('GET', '/api/office/replicas')).body.map((r: any) => r.id)).toEqual(['r-survivor']);
+
+    // Started and lost: interrupted, through failure handling (a retry), and run again by the survivor.
+    expect((await survivor.api('GET', `/api/office/runs/${firstRun.id}`)).body).toMatchObject({ status: 'interrupted' });
+    expect((await survivor.api('GET', `/api/office/wakeups/${busyWakeup}`)).body).toMatchObject({ status: 'scheduled_retry', retry_count: 1 });
+    // Never started: queued again and dispatched by the survivor, once.
+    await waitFor(async () => (await survivor.api('GET', `/api/office/wakeups/${neverStarted.id}`)).body.status === 'finished', 'the never-started claim to run again');
+    expect((await survivor.api('GET', `/api/office/runs?wakeup_id=${neverStarted.id}`)).body.map((r: any) => r.status)).toEqual(['succeeded']);
+
+    survivor.clock.increment(1_000);
+    await waitFor(async () => (await survivor.api('GET', `/api/office/wakeups/${busyWakeup}`)).body.status === 'finished', 'the retry to succeed on the survivor');
+
+    // The dying replica's session ends now: its finish is fenced out and kept for inspection only.
+    releaseFirst();
+    await waitFor(async () => (await survivor.api('GET', `/api/office/runs/${firstRun.id}`)).body.late_result_json, 'the late result to be kept');
+    const runs = (await survivor.api('GET', `/api/office/runs?wakeup_id=${busyWakeup}`)).body;
+    expect(runs.map((r: any) => r.status).sort()).toEqual(['interrupted', 'succeeded']);
+    expect(runs.find((r: any) => r.id === firstRun.id)).toMatchObject({
+      status: 'interrupted', late_result_json: { status: 'succeeded', owner_id: 'r-dead', epoch: 1, result_json: { ok: true, attempt: 1 } },
+    });
+    expect((await survivor.api('GET', `/api/office/wakeups/${busyWakeup}`)).body).toMatchObject({ status: 'finished' });
+    expect(slowCalls).toBe(2);
+  });
+
+  it('an idle replica runs one statement per heartbeat, which renews every lease it holds; /metrics counts its agents and renewals', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    for (let i = 0; i < 3; i++) await createAgent(r1, ws);
+    await advance([r1], LEASE_MS / 3);
+    const before = r1.scheduler.store.statementsExecuted();
+    await advance([r1], LEASE_MS);
+    expect(r1.scheduler.store.statementsExecuted() - before).toBe(3);
+    const leases = await r1.scheduler.store.read((tx) => tx.leases.held('r1'));
+    expect(leases.map((lease) => lease.expires_at)).toEqual([1, 2, 3].map(() => r1.clock.now() + LEASE_MS));
+    const metrics = await fetch(`${r1.url}/metrics`).then((response) => response.text());
+    expect(metrics).toMatch(/^office_agents_owned 3$/m);
+    // One at join, then one per third of a lease.
+    expect(metrics).toMatch(/^office_lease_renewals_total 5$/m);
+  });
+
+  it('a replica that shuts down hands its agents over at once: the survivor takes them at its next heartbeat, with no lease to wait out', async () => {
+    const functions = new Map([['quick', quick]]);
+    const leaving = await startReplica('r-leaving', functions);
+    const ws = await seedWorkspace(leaving);
+    const agents = [await createAgent(leaving, ws), await createAgent(leaving, ws)];
+    const survivor = await startReplica('r-survivor', functions);
+
+    await leaving.scheduler.stop();
+    running.splice(running.indexOf(leaving), 1);
+    // No time passes: the released leases are free at once.
+    await beat(survivor);
+    for (const agent of agents) expect(await holderOf(survivor, agent)).toBe('r-survivor');
+    expect(survivor.scheduler.supervisor.size).toBe(2);
+    expect((await survivor.api('GET', '/api/office/replicas')).body).toEqual([
+      { id: 'r-survivor', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 2 }]);
+  });
+
+  it("a schedule trigger's actor runs only on the replica holding its routine's assignee, moves with it, and each cron tick fires once across replicas", async () => {
+    const functions = new Map([['quick', quick]]);
+    const r1 = await startReplica('r1', functions);
+    const r2 = await startReplica('r2', functions);
+    const r3 = await startReplica('r3', functions);
+    const all = [r1, r2, r3];
+    const ws = await seedWorkspace(r1);
+    const agent = await createAgent(r1, ws);
+    // Settle the agent on its rendezvous owner.
+    for (const r of all) await beat(r, LEASE_MS / 3);
+    for (const r of all) await beat(r);
+    const owner = all.find((r) => r.id === rendezvousOwner(agent, ['r1', 'r2', 'r3']))!;
+    expect(await holderOf(r1, agent)).toBe(owner.id);
+
+    const routine = await owner.api('POST', '/api/office/routines', {
+      workspace_id: ws, name: 'Every minute', assignee_agent_instance_id: agent, concurrency_policy: 'always_enqueue',
+    });
+    expect(routine.status).toBe(201);
+    const trigger = await owner.api('POST', `/api/office/routines/${routine.body.id}/triggers`, { kind: 'schedule', cron_expression: '* * * * *' });
+    expect(trigger.status).toBe(201);
+    await waitFor(() => owner.scheduler.triggers.size === 1, 'the trigger actor to start on the owner');
+    expect(all.map((r) => r.scheduler.triggers.size)).toEqual(all.map((r) => (r === owner ? 1 : 0)));
+    const runsOf = async () => (await owner.scheduler.store.read((tx) => tx.routines.runsOf(routine.body.id, 100)));
+
+    for (let minute = 1; minute <= 2; minute++) {
+      await advance(all, 60_000);
+      await waitFor(async () => (await runsOf()).length === minute, `the fire of minute ${minute}`);
+    }
+
+    // The owner dies; a survivor takes the assignee and its trigger, and the next ticks fire once each.
+    const survivors = all.filter((r) => r !== owner);
+    await advance(survivors, LEASE_MS + 1);
+    for (const r of survivors) await beat(r);
+    const heir = survivors.find((r) => r.id === rendezvousOwner(agent, survivors.map((s) => s.id)))!;
+    expect(await holderOf(heir, agent)).toBe(heir.id);
+    expect(survivors.map((r) => r.scheduler.triggers.size)).toEqual(survivors.map((r) => (r === heir ? 1 : 0)));
+    await advance(survivors, 60_000);
+    await waitFor(async () => (await runsOf()).length >= 3, 'a fire by the heir');
+
+    // The old owner comes back (a partition heals): its trigger actor may fire the ticks it missed
+    // before its heartbeat tells it the agent is gone; the compare-and-set lets none fire twice.
+    owner.clock.set(heir.clock.now());
+    await beat(owner);
+    expect(owner.scheduler.triggers.size).toBe(0);
+    expect(owner.scheduler.supervisor.size).toBe(0);
+    await advance(all, 60_000);
+    await waitFor(async () => (await runsOf()).length >= 4, 'the next fire');
+    const ticks = (await runsOf()).map((run) => run.scheduled_for);
+    expect(new Set(ticks).size).toBe(ticks.length);
+    expect(ticks.every((tick) => tick !== null && tick % 60_000 === 0)).toBe(true);
+  });
+});
