@@ -184,6 +184,46 @@ describe('replicas on one PostgreSQL', () => {
     expect(slowCalls).toBe(2);
   });
 
+  it('a replica cut off past its lease that comes back stops the actors and sessions of the agents it lost, and its interrupted session changes nothing the new owner recorded', async () => {
+    let sessions = 0;
+    const hang: AgentFunction = () => {
+      sessions++;
+      return new Promise(() => undefined);
+    };
+    const functions = new Map<string, AgentFunction>([['quick', quick], ['hang', hang]]);
+    const cutOff = await startReplica('r-cut-off', functions);
+    const ws = await seedWorkspace(cutOff);
+    const agent = await createAgent(cutOff, ws, { executor: { kind: 'function', name: 'hang' } });
+    const woke = await cutOff.api('POST', `/api/office/agents/${agent}/wake`, { reason: 'never ends' });
+    const wakeupId = woke.body.wakeup.id;
+    const [run] = await waitFor(async () => {
+      const runs = (await cutOff.api('GET', `/api/office/runs?wakeup_id=${wakeupId}`)).body;
+      return runs.length === 1 && runs[0].status === 'running' ? runs : null;
+    }, 'the session to start');
+    expect(cutOff.scheduler.supervisor.view(agent)).toMatchObject({ running: 1 });
+
+    const other = await startReplica('r-other', functions);
+    await advance([other], LEASE_MS + 1);
+    expect(await holderOf(other, agent)).toBe('r-other');
+    expect((await other.api('GET', `/api/office/runs/${run.id}`)).body.status).toBe('interrupted');
+    // The retry (after its 200 ms backoff) hangs on the new owner too; what matters here is the old one.
+    other.clock.increment(1_000);
+    await waitFor(() => sessions === 2, 'the retry to start on the new owner');
+
+    // Back in touch: its first heartbeat finds the lease gone.
+    cutOff.clock.set(other.clock.now());
+    await beat(cutOff);
+    expect(cutOff.scheduler.supervisor.size).toBe(0);
+    expect(cutOff.scheduler.supervisor.view(agent)).toBeNull();
+    await waitFor(async () => (await other.api('GET', `/api/office/runs/${run.id}`)).body.late_result_json, 'the stopped session to report late');
+    expect((await other.api('GET', `/api/office/runs/${run.id}`)).body).toMatchObject({
+      status: 'interrupted', late_result_json: { status: 'interrupted', owner_id: 'r-cut-off', epoch: 1 },
+    });
+    const runs = (await other.api('GET', `/api/office/runs?wakeup_id=${wakeupId}`)).body;
+    expect(runs.map((r: any) => r.status).sort()).toEqual(['interrupted', 'running']);
+    expect(sessions).toBe(2);
+  });
+
   it('an idle replica runs one statement per heartbeat, which renews every lease it holds; /metrics counts its agents and renewals', async () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
