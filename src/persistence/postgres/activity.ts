@@ -3,13 +3,12 @@ import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
 import { clampLimit, whereClause } from '../sqlite/table.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
+import { ACTIVITY, INBOX } from '../tables.js';
 
 export class PgActivity implements ActivityRepo {
   private readonly table: PgTable<ActivityEntry>;
   constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, 'activity_log', ['workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id',
-      'routine_id', 'actor_type', 'actor_id', 'unattended', 'message', 'details', 'created_at'],
-    { json: { details: {} }, bool: ['unattended'] });
+    this.table = new PgTable(sql, ACTIVITY);
   }
   async insert(entry: NewActivity, at: number) {
     await this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
@@ -31,8 +30,7 @@ export class PgActivity implements ActivityRepo {
 export class PgInbox implements InboxRepo {
   private readonly table: PgTable<InboxItem>;
   constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, 'inbox_items',
-      ['id', 'workspace_id', 'kind', 'title', 'body', 'agent_id', 'task_id', 'ref_id', 'status', 'created_at']);
+    this.table = new PgTable(sql, INBOX);
   }
   async insert(item: InboxItem) { await this.table.insert(item); }
   async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }

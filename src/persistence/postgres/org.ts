@@ -2,13 +2,12 @@ import type { Agent, Project, Workspace } from '../../domain/types.js';
 import type { AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
+import { AGENTS, PROJECTS, WORKSPACES } from '../tables.js';
 
 export class PgWorkspaces implements WorkspaceRepo {
   private readonly table: PgTable<Workspace>;
   constructor(sql: PgSql) {
-    this.table = new PgTable(sql, 'workspaces',
-      ['id', 'name', 'timezone', 'recovery_lookback_hours', 'default_executor', 'created_at', 'updated_at'],
-      { json: { default_executor: null } });
+    this.table = new PgTable(sql, WORKSPACES);
   }
   async insert(workspace: Workspace) { await this.table.insert(workspace); }
   async get(id: string) { return this.table.get(id); }
@@ -19,9 +18,7 @@ export class PgWorkspaces implements WorkspaceRepo {
 export class PgProjects implements ProjectRepo {
   private readonly table: PgTable<Project>;
   constructor(sql: PgSql) {
-    this.table = new PgTable(sql, 'projects',
-      ['id', 'workspace_id', 'name', 'default_executor', 'created_at', 'updated_at'],
-      { json: { default_executor: null } });
+    this.table = new PgTable(sql, PROJECTS);
   }
   async insert(project: Project) { await this.table.insert(project); }
   async get(id: string) { return this.table.get(id); }
@@ -33,14 +30,7 @@ export class PgProjects implements ProjectRepo {
   async update(id: string, patch: Partial<Project>) { await this.table.update(id, patch); }
 }
 
-const AGENT_COLUMNS = [
-  'id', 'workspace_id', 'name', 'role', 'status', 'paused_reason', 'skip_idle_wakeups', 'max_concurrent_sessions',
-  'cooldown_sec', 'last_wakeup_finished_at', 'executor', 'daily_run_cap', 'daily_cost_cap_usd',
-  'max_concurrent_routine_runs', 'warnings', 'deleted_at', 'created_at', 'updated_at',
-] as const;
-
-export const agentTable = (sql: PgSql) => new PgTable<Agent>(sql, 'agent_instances', AGENT_COLUMNS,
-  { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
+export const agentTable = (sql: PgSql) => new PgTable(sql, AGENTS);
 
 export class PgAgents implements AgentRepo {
   private readonly table: PgTable<Agent>;

@@ -3,21 +3,9 @@ import { parseJson } from '../sqlite/sql.js';
 import type { RoutineRepo, TickClaim } from '../store.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
+import { ROUTINES, ROUTINE_RUNS, ROUTINE_TRIGGERS } from '../tables.js';
 
-const ROUTINE_COLUMNS = [
-  'id', 'workspace_id', 'name', 'description', 'assignee_agent_instance_id', 'owner_id', 'status', 'paused_reason',
-  'concurrency_policy', 'catch_up_policy', 'catch_up_max', 'task_template', 'variables', 'priority', 'jitter_sec',
-  'delivery', 'consecutive_failures', 'consecutive_failure_limit', 'carried_missed_ticks', 'created_at', 'updated_at',
-] as const;
-const TRIGGER_COLUMNS = [
-  'id', 'routine_id', 'kind', 'cron_expression', 'timezone', 'next_run_at', 'last_fired_at', 'public_id',
-  'signing_mode', 'secret', 'enabled', 'created_at', 'updated_at',
-] as const;
-const RUN_COLUMNS = [
-  'id', 'routine_id', 'trigger_id', 'source', 'status', 'skip_reason', 'trigger_payload', 'linked_task_id',
-  'linked_wakeup_id', 'coalesced_into_run_id', 'dispatch_fingerprint', 'scheduled_for', 'delivery_id', 'outcome',
-  'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
-] as const;
+const RUN_COLUMNS = ROUTINE_RUNS.columns;
 
 /** A failed outcome that reaches an active routine's consecutive_failure_limit (in an UPDATE of office_routines). */
 const PAUSES_NOW = "@succeeded = 0 AND status = 'active' AND consecutive_failures + 1 >= consecutive_failure_limit";
@@ -46,10 +34,9 @@ export class PgRoutines implements RoutineRepo {
   private readonly runs: PgTable<RoutineRun>;
 
   constructor(private readonly sql: PgSql) {
-    this.routines = new PgTable(sql, 'office_routines', ROUTINE_COLUMNS,
-      { json: { task_template: null, variables: [], delivery: null, carried_missed_ticks: null } });
-    this.triggers = new PgTable(sql, 'office_routine_triggers', TRIGGER_COLUMNS, { bool: ['enabled'] });
-    this.runs = new PgTable(sql, 'office_routine_runs', RUN_COLUMNS, { json: { trigger_payload: {} }, bool: ['unattended'] });
+    this.routines = new PgTable(sql, ROUTINES);
+    this.triggers = new PgTable(sql, ROUTINE_TRIGGERS);
+    this.runs = new PgTable(sql, ROUTINE_RUNS);
   }
 
   async insert(routine: Routine) { await this.routines.insert(routine); }

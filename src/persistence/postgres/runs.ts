@@ -5,19 +5,13 @@ import { clampLimit, whereClause } from '../sqlite/table.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
 import { CHECKOUT_WAITERS } from './tasks.js';
+import { RUNS } from '../tables.js';
 
-const RUN_COLUMNS = [
-  'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
-  'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
-  'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
-  'session_pid', 'session_pgid', 'session_start_time', 'late_result_json',
-] as const;
 
 export class PgRuns implements RunRepo {
   private readonly table: PgTable<Run & { run_token_hash?: string | null }>;
   constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, 'runs', RUN_COLUMNS,
-      { json: { context_snapshot: {}, result_json: {}, late_result_json: null }, bool: ['unattended', 'made_progress'] });
+    this.table = new PgTable(sql, RUNS);
   }
 
   async insert(run: Run, tokenHash: string | null) { await this.table.insert({ ...run, run_token_hash: tokenHash }); }

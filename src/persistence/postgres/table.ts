@@ -1,4 +1,4 @@
-import { parseJson } from '../sqlite/sql.js';
+import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
 import type { PgSql } from './sql.js';
 
 /**
@@ -6,18 +6,18 @@ import type { PgSql } from './sql.js';
  * columns are the same on both backends (booleans 0/1, JSON as text), so rows decode the same way.
  */
 export class PgTable<T extends object> {
+  readonly name: string;
   readonly columns: readonly string[];
   private readonly columnSet: Set<string>;
+  private readonly decoding: RowDecoding;
+  private readonly key: string;
 
-  constructor(
-    private readonly sql: PgSql,
-    readonly name: string,
-    columns: readonly string[],
-    private readonly decoding: { json?: Record<string, unknown>; bool?: readonly string[] } = {},
-    private readonly key = 'id',
-  ) {
-    this.columns = columns;
-    this.columnSet = new Set(columns);
+  constructor(private readonly sql: PgSql, spec: TableSpec<T>) {
+    this.name = spec.name;
+    this.columns = spec.columns;
+    this.columnSet = new Set(spec.columns);
+    this.decoding = spec.decoding;
+    this.key = spec.key;
   }
 
   /** `conflict`: what to do on a duplicate key: nothing (`INSERT OR IGNORE`), or replace the row's other columns. */
@@ -75,23 +75,14 @@ export class PgTable<T extends object> {
 
   /** A row read through jsonObjectSql (parsed by the driver): the fallbacks and booleans of decode. */
   decodeObject(row: Record<string, unknown>): T {
-    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) row[column] ??= fallback;
-    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
-    return row as T;
+    return decodeObject<T>(this.decoding, row);
   }
 
   decode(row: Record<string, unknown>): T {
-    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) {
-      row[column] = parseJson(row[column] as string | null, fallback);
-    }
-    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
-    return row as T;
+    return decodeRow<T>(this.decoding, row);
   }
 
   private checked(keys: string[]): string[] {
-    for (const key of keys) {
-      if (!this.columnSet.has(key)) throw new Error(`Unknown column '${key}' for table ${this.name}`);
-    }
-    return keys;
+    return checkedColumns(this.name, this.columnSet, keys);
   }
 }

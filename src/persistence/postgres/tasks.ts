@@ -3,19 +3,13 @@ import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } 
 import { clampLimit } from '../sqlite/table.js';
 import type { PgSql } from './sql.js';
 import { PgTable } from './table.js';
+import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 
-export type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
 const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
-const TASK_COLUMNS = [
-  'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
-  'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
-  'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
-] as const;
 
-export const taskTable = (sql: PgSql) => new PgTable<TaskRow>(sql, 'tasks', TASK_COLUMNS, { json: { executor: null }, bool: ['requires_approval'] });
-export const commentTable = (sql: PgSql) =>
-  new PgTable<Comment>(sql, 'comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
+export const taskTable = (sql: PgSql) => new PgTable(sql, TASKS);
+export const commentTable = (sql: PgSql) => new PgTable(sql, COMMENTS);
 
 /** A task's workspace exists, and its assignee (live), project and parent belong to it. */
 const REFERENCES_HOLD = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id)
@@ -187,8 +181,7 @@ export class PgComments implements CommentRepo {
 export class PgApprovals implements ApprovalRepo {
   private readonly table: PgTable<Approval>;
   constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, 'approvals',
-      ['id', 'workspace_id', 'task_id', 'requested_by_agent_id', 'title', 'status', 'decision_note', 'created_at', 'resolved_at']);
+    this.table = new PgTable(sql, APPROVALS);
   }
   async insert(approval: Approval) { await this.table.insert(approval); }
   async get(id: string) { return this.table.get(id); }

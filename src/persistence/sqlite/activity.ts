@@ -2,13 +2,12 @@ import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.j
 import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
+import { ACTIVITY, INBOX } from '../tables.js';
 
 export class SqliteActivity implements ActivityRepo {
   private readonly table: Table<ActivityEntry>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'activity_log', ['workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id',
-      'routine_id', 'actor_type', 'actor_id', 'unattended', 'message', 'details', 'created_at'],
-    { json: { details: {} }, bool: ['unattended'] });
+    this.table = new Table(sql, ACTIVITY);
   }
   async insert(entry: NewActivity, at: number) {
     this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
@@ -30,8 +29,7 @@ export class SqliteActivity implements ActivityRepo {
 export class SqliteInbox implements InboxRepo {
   private readonly table: Table<InboxItem>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'inbox_items',
-      ['id', 'workspace_id', 'kind', 'title', 'body', 'agent_id', 'task_id', 'ref_id', 'status', 'created_at']);
+    this.table = new Table(sql, INBOX);
   }
   async insert(item: InboxItem) { this.table.insert(item); }
   async resolveByRef(refId: string) { this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }

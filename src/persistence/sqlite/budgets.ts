@@ -2,6 +2,7 @@ import type { Budget } from '../../domain/types.js';
 import type { BudgetRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
+import { BUDGETS } from '../tables.js';
 
 const SPEND_COLUMN: Record<Budget['scope'], string> = {
   workspace: 'workspace_id',
@@ -9,8 +10,7 @@ const SPEND_COLUMN: Record<Budget['scope'], string> = {
   agent: 'agent_id',
 };
 
-export const budgetTable = (sql: Sql) => new Table<Budget>(sql, 'budgets', ['id', 'workspace_id', 'scope', 'scope_id', 'limit_usd', 'period',
-  'action_on_exceed', 'alert_threshold_pct', 'created_at']);
+export const budgetTable = (sql: Sql) => new Table(sql, BUDGETS);
 
 export class SqliteBudgets implements BudgetRepo {
   private readonly table: Table<Budget>;

@@ -4,7 +4,8 @@ import { budgetTable } from './budgets.js';
 import { agentTable } from './org.js';
 import type { Sql } from './sql.js';
 import type { Table } from './table.js';
-import { commentTable, taskTable, type TaskRow } from './tasks.js';
+import type { TaskRow } from '../tables.js';
+import { commentTable, taskTable } from './tasks.js';
 
 /** The claimed row in RETURNING's subqueries. */
 const W = 'agent_wakeup_requests';

@@ -2,13 +2,12 @@ import type { Agent, Project, Workspace } from '../../domain/types.js';
 import type { AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
+import { AGENTS, PROJECTS, WORKSPACES } from '../tables.js';
 
 export class SqliteWorkspaces implements WorkspaceRepo {
   private readonly table: Table<Workspace>;
   constructor(sql: Sql) {
-    this.table = new Table(sql, 'workspaces',
-      ['id', 'name', 'timezone', 'recovery_lookback_hours', 'default_executor', 'created_at', 'updated_at'],
-      { json: { default_executor: null } });
+    this.table = new Table(sql, WORKSPACES);
   }
   async insert(workspace: Workspace) { this.table.insert(workspace); }
   async get(id: string) { return this.table.get(id); }
@@ -19,9 +18,7 @@ export class SqliteWorkspaces implements WorkspaceRepo {
 export class SqliteProjects implements ProjectRepo {
   private readonly table: Table<Project>;
   constructor(sql: Sql) {
-    this.table = new Table(sql, 'projects',
-      ['id', 'workspace_id', 'name', 'default_executor', 'created_at', 'updated_at'],
-      { json: { default_executor: null } });
+    this.table = new Table(sql, PROJECTS);
   }
   async insert(project: Project) { this.table.insert(project); }
   async get(id: string) { return this.table.get(id); }
@@ -33,14 +30,7 @@ export class SqliteProjects implements ProjectRepo {
   async update(id: string, patch: Partial<Project>) { this.table.update(id, patch); }
 }
 
-const AGENT_COLUMNS = [
-  'id', 'workspace_id', 'name', 'role', 'status', 'paused_reason', 'skip_idle_wakeups', 'max_concurrent_sessions',
-  'cooldown_sec', 'last_wakeup_finished_at', 'executor', 'daily_run_cap', 'daily_cost_cap_usd',
-  'max_concurrent_routine_runs', 'warnings', 'deleted_at', 'created_at', 'updated_at',
-] as const;
-
-export const agentTable = (sql: Sql) => new Table<Agent>(sql, 'agent_instances', AGENT_COLUMNS,
-  { json: { executor: null, warnings: [] }, bool: ['skip_idle_wakeups'] });
+export const agentTable = (sql: Sql) => new Table(sql, AGENTS);
 
 export class SqliteAgents implements AgentRepo {
   private readonly table: Table<Agent>;

@@ -2,12 +2,12 @@ import type { ContinuationSummary } from '../../domain/types.js';
 import type { SummaryRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
+import { SUMMARIES } from '../tables.js';
 
 export class SqliteSummaries implements SummaryRepo {
   private readonly table: Table<ContinuationSummary>;
   constructor(sql: Sql) {
-    this.table = new Table(sql, 'agent_continuation_summaries',
-      ['agent_profile_id', 'scope', 'content', 'content_tokens', 'updated_at', 'updated_by_run_id']);
+    this.table = new Table(sql, SUMMARIES);
   }
   async get(agentId: string, scope: string) {
     return this.table.one('SELECT * FROM agent_continuation_summaries WHERE agent_profile_id = ? AND scope = ?', [agentId, scope]);

@@ -1,20 +1,21 @@
-import { parseJson, type Sql } from './sql.js';
+import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
+import type { Sql } from './sql.js';
 
 /**
  * Generic row plumbing for one table: inserts, patches and row decoding. Column names come
  * from code, never from input, and are checked against the table's declared columns anyway.
  */
 export class Table<T extends object> {
+  readonly name: string;
   private readonly columnSet: Set<string>;
+  private readonly decoding: RowDecoding;
+  private readonly key: string;
 
-  constructor(
-    private readonly sql: Sql,
-    readonly name: string,
-    columns: readonly string[],
-    private readonly decoding: { json?: Record<string, unknown>; bool?: readonly string[] } = {},
-    private readonly key = 'id',
-  ) {
-    this.columnSet = new Set(columns);
+  constructor(private readonly sql: Sql, spec: TableSpec<T>) {
+    this.name = spec.name;
+    this.columnSet = new Set(spec.columns);
+    this.decoding = spec.decoding;
+    this.key = spec.key;
   }
 
   insert(row: T, mode: 'INSERT' | 'INSERT OR IGNORE' | 'INSERT OR REPLACE' = 'INSERT'): boolean {
@@ -64,24 +65,15 @@ export class Table<T extends object> {
 
   /** A row read through jsonObjectSql, parsed: the fallbacks and booleans of decode, JSON already parsed. */
   decodeObject(row: Record<string, unknown>): T {
-    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) row[column] ??= fallback;
-    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
-    return row as T;
+    return decodeObject<T>(this.decoding, row);
   }
 
   decode(row: Record<string, unknown>): T {
-    for (const [column, fallback] of Object.entries(this.decoding.json ?? {})) {
-      row[column] = parseJson(row[column] as string | null, fallback);
-    }
-    for (const column of this.decoding.bool ?? []) row[column] = row[column] === 1;
-    return row as T;
+    return decodeRow<T>(this.decoding, row);
   }
 
   private checked(keys: string[]): string[] {
-    for (const key of keys) {
-      if (!this.columnSet.has(key)) throw new Error(`Unknown column '${key}' for table ${this.name}`);
-    }
-    return keys;
+    return checkedColumns(this.name, this.columnSet, keys);
   }
 }
 

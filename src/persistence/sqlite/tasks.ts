@@ -2,19 +2,13 @@ import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comm
 import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit } from './table.js';
+import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 
-export type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
 const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
-const TASK_COLUMNS = [
-  'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
-  'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
-  'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
-] as const;
 
-export const taskTable = (sql: Sql) => new Table<TaskRow>(sql, 'tasks', TASK_COLUMNS, { json: { executor: null }, bool: ['requires_approval'] });
-export const commentTable = (sql: Sql) =>
-  new Table<Comment>(sql, 'comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
+export const taskTable = (sql: Sql) => new Table(sql, TASKS);
+export const commentTable = (sql: Sql) => new Table(sql, COMMENTS);
 
 /** A task's workspace exists, and its assignee (live), project and parent belong to it. */
 const REFERENCES_HOLD = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id)
@@ -179,8 +173,7 @@ export class SqliteComments implements CommentRepo {
 export class SqliteApprovals implements ApprovalRepo {
   private readonly table: Table<Approval>;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'approvals',
-      ['id', 'workspace_id', 'task_id', 'requested_by_agent_id', 'title', 'status', 'decision_note', 'created_at', 'resolved_at']);
+    this.table = new Table(sql, APPROVALS);
   }
   async insert(approval: Approval) { this.table.insert(approval); }
   async get(id: string) { return this.table.get(id); }

@@ -4,12 +4,9 @@ import { DispatchClaim } from './dispatchClaim.js';
 import { fencedBy } from './leases.js';
 import type { Sql } from './sql.js';
 import { Table, clampLimit, whereClause } from './table.js';
+import { WAKEUPS } from '../tables.js';
 
-const WAKEUP_COLUMNS = [
-  'id', 'workspace_id', 'agent_id', 'source', 'reason', 'payload', 'task_id', 'status', 'cancel_reason', 'skip_reason',
-  'coalesced_count', 'coalesced_into_id', 'idempotency_key', 'retry_count', 'scheduled_retry_at', 'available_at',
-  'context_snapshot', 'run_id', 'routine_run_id', 'waiting_on_checkout', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
-] as const;
+const WAKEUP_COLUMNS = WAKEUPS.columns;
 
 const COLUMN_LIST = WAKEUP_COLUMNS.join(', ');
 
@@ -106,8 +103,7 @@ export class SqliteWakeups implements WakeupRepo {
   private readonly table: Table<Wakeup>;
   private readonly dispatchClaim: DispatchClaim;
   constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, 'agent_wakeup_requests', WAKEUP_COLUMNS,
-      { json: { payload: {}, context_snapshot: {} }, bool: ['recovered'] });
+    this.table = new Table(sql, WAKEUPS);
     this.dispatchClaim = new DispatchClaim(sql, this.table, CLAIM);
   }
 
