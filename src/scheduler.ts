@@ -13,7 +13,7 @@ import { ReplicaMembership } from './actors/replicas.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
-import { EventBus } from './events/bus.js';
+import { EventBus, OUTBOX_CLAIM_MS } from './events/bus.js';
 import { createEventParker } from './events/parking.js';
 import { AnnouncingLauncher } from './events/announcingLauncher.js';
 import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
@@ -79,8 +79,11 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   // start, under leases that never expire); with PostgreSQL it holds a share under expiring leases.
   const owner = config.replicaId;
   const leaseMs = config.databaseUrl ? config.leaseSec * 1000 : null;
+  // Several replicas share PostgreSQL: their outbox claims expire, so that a dead one's events are delivered by another.
+  const outboxClaimMs = config.databaseUrl ? OUTBOX_CLAIM_MS : undefined;
   const store = createStore(config, {
     owner,
+    outboxClaimMs,
     now: () => clock.now(),
     publish: (events) => bus.publish(events),
     durable: (type) => bus.needsOutbox(type),
@@ -90,7 +93,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     log,
   });
   const outbox = new OutboxAcknowledger(store, log);
-  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work) });
+  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work),
+    claims: outboxClaimMs === undefined ? undefined : { owner, durationMs: outboxClaimMs } });
 
   const ownership = new AgentOwnership({ store, log, clock, leaseMs }, owner);
   const feed = createLiveFeed();
@@ -143,9 +147,12 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   // Several replicas (PostgreSQL): wakeups reach the replica holding their agent, and every live feed carries every replica's entries.
   const signals = openReplicaSignals(store, owner);
   const replicaSignals = new ReplicaSignals({
-    store, feed, log, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
+    store, feed, log, clock, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
+    agentChanged: notifier.agentChanged,
+    takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
+    outboxClaimMs: OUTBOX_CLAIM_MS,
   });
-  const stopRelay = signals ? replicaSignals.relayFeedTo(signals) : () => undefined;
+  const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
 
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, supervisor, feed,
@@ -161,7 +168,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       // SQLite): recovery, the actors and the triggers touch only what this process owns.
       await replicas.join();
       await pipeline.recoverAfterCrash();
-      await bus.replayUndelivered(owner, { takeOver: true });
+      // With SQLite every earlier owner is dead (the database lock proves it); replicas take only expired claims.
+      await bus.replayUndelivered(owner, { takeOver: outboxClaimMs === undefined });
       // Listening before the actors read the rows: a wakeup committed in between is heard, not missed.
       await signals?.start(replicaSignals);
       await supervisor.boot();
@@ -190,6 +198,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await replicas.leave();
       await app.close();
       stopRelay();
+      replicaSignals.stop();
       await signals?.close();
       // Events waiting for a retry stay in the outbox; the next boot delivers them again.
       bus.stop();

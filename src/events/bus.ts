@@ -18,6 +18,13 @@ export const SUBSCRIBER_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_0
 /** How many undelivered events one take from the outbox claims. */
 export const OUTBOX_BATCH = 500;
 
+/**
+ * Several replicas (PostgreSQL): how long a replica's claim on the outbox events it writes or takes
+ * lasts without renewal. It renews the claims of the events it is still delivering every third of
+ * this; when it dies, another replica delivers them this long after its last renewal at most.
+ */
+export const OUTBOX_CLAIM_MS = 10_000;
+
 export interface EventBusOptions {
   /** Retry waits are deadlines on this clock (tests drive it by hand). */
   clock: Clock;
@@ -26,6 +33,13 @@ export interface EventBusOptions {
   /** Opens a write transaction: a replayed event's in-transaction subscribers run in one of their own (needed by `within`). */
   transaction?: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
   retryDelaysMs?: readonly number[];
+  /**
+   * Several replicas (PostgreSQL): this owner's claims on outbox events expire after `durationMs`
+   * unless renewed. Events it takes are claimed for that long, and the claims of the events it is
+   * still delivering are renewed every third of it (no SQL while it delivers nothing). Absent: a
+   * claim lasts as long as its owner (SQLite's one process).
+   */
+  claims?: { owner: string; durationMs: number } | undefined;
 }
 
 interface Failure {
@@ -47,6 +61,11 @@ export class EventBus {
   private readonly retryWaits = new Map<unknown, () => void>();
   private stopped = false;
   private pending = 0;
+  /** Outbox ids of the events being delivered, whose claims are renewed (with `claims`). */
+  private readonly claimed = new Set<number>();
+  private renewTimer: unknown = null;
+  /** Told of every committed event, handled or not (the relay to other replicas): never a reason for an outbox row. */
+  private readonly observers: ((events: readonly DomainEvent[]) => void)[] = [];
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -79,6 +98,18 @@ export class EventBus {
     this.transactional.set(type, list);
   }
 
+  /**
+   * Watches every committed event as it is published, without handling it: nothing is retried or
+   * acknowledged for it, and no event gets an outbox row for it. Returns how to stop watching.
+   */
+  observe(observer: (events: readonly DomainEvent[]) => void): () => void {
+    this.observers.push(observer);
+    return () => {
+      const index = this.observers.indexOf(observer);
+      if (index >= 0) this.observers.splice(index, 1);
+    };
+  }
+
   /** Whether events of this type need an outbox row: some subscriber handles them after commit. */
   needsOutbox(type: EventType): boolean {
     return (this.subscribers.get(type)?.length ?? 0) > 0;
@@ -96,13 +127,14 @@ export class EventBus {
    * no batch returns one. Returns how many it took.
    */
   async replayUndelivered(owner: string, options: { batchSize?: number; takeOver: boolean }): Promise<number> {
-    const { transaction } = this.options;
+    const { transaction, claims } = this.options;
     if (!transaction) throw new Error('taking undelivered events needs the bus\'s transaction option');
     const limit = options.batchSize ?? OUTBOX_BATCH;
     let taken = 0;
     for (;;) {
       const now = this.options.clock.now();
-      const batch = await transaction((tx) => tx.outbox.take(owner, { limit, now, claimUntil: null, takeOver: options.takeOver }));
+      const claimUntil = claims ? now + claims.durationMs : null;
+      const batch = await transaction((tx) => tx.outbox.take(owner, { limit, now, claimUntil, takeOver: options.takeOver }));
       taken += batch.length;
       this.replay(batch);
       if (batch.length < limit) break;
@@ -126,6 +158,7 @@ export class EventBus {
    * opened, so their writes land in event order while the store can group them into one commit.
    */
   publish(events: DomainEvent[]): void {
+    for (const observer of this.observers) observer(events);
     for (const event of events) {
       this.pending++;
       void this.deliver(event);
@@ -149,9 +182,42 @@ export class EventBus {
       endWait();
     }
     this.retryWaits.clear();
+    this.options.clock.clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  /** Keeps this owner's claims on the events it is delivering (a retry can wait minutes) until they are acknowledged. */
+  private holdClaim(eventId: number): void {
+    if (!this.options.claims || eventId === NO_OUTBOX_ROW) return;
+    this.claimed.add(eventId);
+    this.armRenewal();
+  }
+
+  private armRenewal(): void {
+    const { claims, clock } = this.options;
+    if (!claims || this.renewTimer !== null || this.stopped) return;
+    this.renewTimer = clock.setTimeout(() => {
+      this.renewTimer = null;
+      void this.renewClaims();
+    }, Math.max(1, Math.floor(claims.durationMs / 3)));
+  }
+
+  /** One statement while some event is still being delivered; none once they all were. */
+  private async renewClaims(): Promise<void> {
+    const { claims, transaction, clock } = this.options;
+    if (!claims || !transaction || this.claimed.size === 0) return;
+    const ids = [...this.claimed];
+    const until = clock.now() + claims.durationMs;
+    try {
+      await transaction((tx) => tx.outbox.renew(claims.owner, ids, until));
+    } catch (error) {
+      this.log.warn({ err: error, events: ids.length }, 'renewing the claims on the events being delivered failed; another replica may deliver them too once they expire');
+    }
+    if (this.claimed.size > 0) this.armRenewal();
   }
 
   private async deliver(event: DomainEvent, replayed = false): Promise<void> {
+    this.holdClaim(event.id);
     let subscribers = [...(this.subscribers.get(event.type) ?? [])];
     const { transaction } = this.options;
     if (replayed && transaction && this.transactional.has(event.type)) {
@@ -171,6 +237,7 @@ export class EventBus {
       if (!(await this.waitForRetry(delay))) break;
       subscribers = failures.map((failure) => failure.subscriber);
     }
+    this.claimed.delete(event.id);
     this.pending--;
     if (this.pending === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();

@@ -6,11 +6,20 @@
  *   the agent: the same entry as the in-process notification after a local commit.
  * - This replica's live feed entries go to the others, and theirs come into its feed marked
  *   `relayed` (never sent on again), so every replica's stream shows every replica's events.
+ * - So do its committed domain events (their ids and types, and their payloads when small): an
+ *   agent changed through any replica reaches the actor of the replica that holds it.
  * - After the listening connection was lost, the open wakeups of the agents held here are read
  *   once and offered again: a signal sent while it was down is lost.
+ * - Another replica's claim on outbox events is a deadline: once it passes, this replica takes
+ *   whatever the claim still holds (nothing, if its owner delivered it; a dead owner's events
+ *   otherwise) and delivers it. One take per deadline heard, and none while nothing is claimed.
+ *   Claims made before it listened were not heard: one take a claim's length after it listens
+ *   (at start, and after a reconnect) covers them.
  */
 import type { Logger } from 'pino';
 import { inboxFromRows } from '../actors/supervisor.js';
+import type { DomainEvent } from '../domain/events.js';
+import type { Clock } from '../machines/clock.js';
 import type { Store } from '../persistence/store.js';
 import type { FeedItem, LiveFeed } from './liveFeed.js';
 
@@ -26,21 +35,98 @@ export interface ReplicaSignalsDeps {
   log: Pick<Logger, 'info' | 'warn'>;
   /** Whether this replica holds the agent's lease (its actor runs here). */
   holds: (agentId: string) => boolean;
+  /** Re-reads an agent's settings into its actor (LiveNotifier.agentChanged). */
+  agentChanged: (agentId: string) => void;
   /** The agent actors' entry for a queued wakeup (Supervisor.wakeupQueued). */
   wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => void;
+  /** Deadlines of other replicas' outbox claims are timers on this clock. */
+  clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
+  /** Takes (for this replica) the outbox events whose claims expired, and delivers them: EventBus.replayUndelivered. */
+  takeExpiredEvents: () => Promise<number>;
+  /** How long a replica's outbox claim lasts without renewal (OUTBOX_CLAIM_MS). */
+  outboxClaimMs: number;
 }
+
+/** After a claim's deadline, a moment for the clocks of two replicas to agree that it passed. */
+const CLAIM_DEADLINE_GRACE_MS = 100;
 
 const FEED_KINDS = new Set<FeedItem['kind']>(['actor', 'wakeup', 'run', 'routine']);
 
+/** A committed domain event as relayed: its payload only when small (NOTIFY carries under 8000 bytes). */
+export interface RelayedEvent {
+  kind: 'event';
+  id: number;
+  type: DomainEvent['type'];
+  payload: DomainEvent['payload'] | null;
+}
+
+/** Payloads above this are left out of a relayed event: a receiver reads what it needs by id. */
+const MAX_RELAYED_PAYLOAD_BYTES = 1_000;
+
+/** Events after which the replica holding the agent re-reads its settings into the actor. */
+const AGENT_CHANGES = new Set<DomainEvent['type']>(['agent.updated', 'agent.deleted']);
+
 export class ReplicaSignals {
+  /** The next deadline armed, and the latest one heard (a later claim heard while a timer waits). */
+  private claimTimer: { handle: unknown; at: number } | null = null;
+  private latestClaim: number | null = null;
+  private stopped = false;
+
   constructor(private readonly deps: ReplicaSignalsDeps) {}
 
-  /** Sends every entry this process adds to its live feed to the other replicas; returns how to stop. */
-  relayFeedTo(channel: ReplicaChannel): () => void {
+  /** No more deadlines: the timer is cleared (the next boot takes whatever is left). */
+  stop(): void {
+    this.stopped = true;
+    if (this.claimTimer) this.deps.clock.clearTimeout(this.claimTimer.handle);
+    this.claimTimer = null;
+  }
+
+  /** Another replica claimed outbox events until `until`: take what is left of them after that, if anything. */
+  readonly outboxClaimed = (claim: { owner: string; until: number }): void => {
+    this.latestClaim = Math.max(this.latestClaim ?? claim.until, claim.until);
+    if (this.claimTimer && this.claimTimer.at <= claim.until + CLAIM_DEADLINE_GRACE_MS) return;
+    // The earliest deadline heard is the next one; the latest follows it (claimDeadlinePassed).
+    if (this.claimTimer) this.deps.clock.clearTimeout(this.claimTimer.handle);
+    this.armClaimDeadline(claim.until);
+  };
+
+  private armClaimDeadline(until: number): void {
+    if (this.stopped) return;
+    const at = until + CLAIM_DEADLINE_GRACE_MS;
+    const handle = this.deps.clock.setTimeout(() => void this.claimDeadlinePassed(at), Math.max(0, at - this.deps.clock.now()));
+    this.claimTimer = { handle, at };
+  }
+
+  private async claimDeadlinePassed(at: number): Promise<void> {
+    // Claims heard from here on arm a deadline of their own.
+    this.claimTimer = null;
+    const latest = this.latestClaim;
+    this.latestClaim = null;
+    try {
+      const taken = await this.deps.takeExpiredEvents();
+      if (taken > 0) this.deps.log.warn({ events: taken }, 'took outbox events whose claim expired (their replica died before delivering them); delivering them here');
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'taking the outbox events of an expired claim failed; the next claim deadline or boot takes them');
+    }
+    // Claims heard while this deadline waited that end after it: one more take at the latest of them.
+    if (latest !== null && latest + CLAIM_DEADLINE_GRACE_MS > at) this.outboxClaimed({ owner: 'heard earlier', until: latest });
+  }
+
+  /**
+   * Sends every entry this process adds to its live feed, and every domain event it commits, to the
+   * other replicas; returns how to stop.
+   */
+  relayTo(channel: ReplicaChannel, committed: { observe(observer: (events: readonly DomainEvent[]) => void): () => void }): () => void {
     const subscription = this.deps.feed.on('changed', ({ item, relayed }) => {
       if (!relayed) channel.publish(item);
     });
-    return () => subscription.unsubscribe();
+    const stopEvents = committed.observe((events) => {
+      for (const event of events) channel.publish(relayedEvent(event));
+    });
+    return () => {
+      subscription.unsubscribe();
+      stopEvents();
+    };
   }
 
   /** A wakeup another replica made claimable: offered to its actor if the agent is held here. */
@@ -48,15 +134,27 @@ export class ReplicaSignals {
     if (this.deps.holds(signal.agentId)) this.deps.wakeupQueued(signal.agentId, signal.wakeupId, signal.availableAt);
   };
 
-  /** Live feed entries of another replica, into this replica's feed. */
+  /** Live feed entries of another replica, into this replica's feed; its domain events, to the agents they change. */
   readonly relayed = (messages: unknown[]): void => {
     for (const message of messages) {
       if (isFeedItem(message)) this.deps.feed.trigger.publish({ item: message, relayed: true });
+      else if (isRelayedEvent(message)) this.committedElsewhere(message);
     }
   };
 
-  /** The listener was down: one read of the open wakeups, offered again to the actors of the agents held here. */
-  readonly reconnected = (): void => {
+  private committedElsewhere(event: RelayedEvent): void {
+    const agentId = (event.payload as { agent_id?: unknown } | null)?.agent_id;
+    if (AGENT_CHANGES.has(event.type) && typeof agentId === 'string' && this.deps.holds(agentId)) this.deps.agentChanged(agentId);
+  }
+
+  /**
+   * Listening: outbox claims made before are not heard, so one take a claim's length later covers
+   * them. After a reconnect, one read of the open wakeups, offered again to the actors of the agents
+   * held here (the boot reads them itself).
+   */
+  readonly listening = (reconnected: boolean): void => {
+    this.outboxClaimed({ owner: 'unheard', until: this.deps.clock.now() + this.deps.outboxClaimMs });
+    if (!reconnected) return;
     this.reofferOpenWakeups().catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'could not re-read the open wakeups after the listener reconnected; the recovery sweep finds them'));
   };
@@ -70,6 +168,15 @@ export class ReplicaSignals {
     this.deps.log.info({ offered: entries.length }, 'offered the open wakeups of the agents held here again after the listener reconnected');
     return entries.length;
   }
+}
+
+function relayedEvent(event: DomainEvent): RelayedEvent {
+  const small = JSON.stringify(event.payload).length <= MAX_RELAYED_PAYLOAD_BYTES;
+  return { kind: 'event', id: event.id, type: event.type, payload: small ? event.payload : null };
+}
+
+function isRelayedEvent(message: unknown): message is RelayedEvent {
+  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'event';
 }
 
 function isFeedItem(message: unknown): message is FeedItem {

@@ -11,15 +11,19 @@ import { SqliteInspector } from './sqlite/inspector.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
 import type { Store } from './store.js';
 
-/** What every implementation is given besides its settings: the clock, and where committed events and failures go. */
-export type StoreHooks = Omit<SqliteStoreOptions, 'path' | 'synchronous'>;
+/**
+ * What every implementation is given besides its settings: the clock, and where committed events and
+ * failures go; `outboxClaimMs` matters only where several processes share the database (PostgreSQL).
+ */
+export type StoreHooks = Omit<SqliteStoreOptions, 'path' | 'synchronous'> & { outboxClaimMs?: number };
 
 /** Which database: `databaseUrl` (postgres://…) when set, else the SQLite file at `dbPath`. */
 type Where = Pick<Config, 'dbPath'> & Partial<Pick<Config, 'databaseUrl'>>;
 
 export function createStore(config: Where & Pick<Config, 'sqliteSync'>, hooks: StoreHooks): Store {
   if (config.databaseUrl) return new PostgresStore({ url: config.databaseUrl, ...hooks });
-  return new SqliteStore({ path: config.dbPath, synchronous: config.sqliteSync, ...hooks });
+  const { outboxClaimMs: _oneProcess, ...sqliteHooks } = hooks;
+  return new SqliteStore({ path: config.dbPath, synchronous: config.sqliteSync, ...sqliteHooks });
 }
 
 /** A read-only look at the same database, for tests and diagnostics (inspector.ts). */

@@ -589,6 +589,11 @@ export interface OutboxRepo {
    * them itself after commit.
    */
   take(owner: string, batch: OutboxTake): Promise<DomainEvent[]>;
+  /**
+   * Extends `owner`'s claim on these events (those it still holds) to `until`: a replica renews the
+   * events it is still delivering, so that they are taken by another only once it died. One statement.
+   */
+  renew(owner: string, ids: readonly number[], until: number): Promise<void>;
   remove(ids: number[]): Promise<void>;
   /** Keeps a poisoned event for inspection and out of every later replay. */
   park(id: number, error: string, at: number): Promise<void>;

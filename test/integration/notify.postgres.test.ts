@@ -10,6 +10,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { OUTBOX_CLAIM_MS } from '../../src/events/bus.js';
+import { createStore } from '../../src/persistence/createStore.js';
 import { signalsApplicationName } from '../../src/persistence/postgres/notify.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, fixtureAgent, request, waitFor } from '../helpers/harness.js';
@@ -27,8 +29,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startReplica(databaseUrl: string): Promise<Replica> {
-  const scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: databaseUrl }) });
+/** A long lease: the heartbeat (one statement a third of it) stays out of a test's few seconds. */
+const REPLICA_ENV = { OFFICE_LEASE_SEC: '120' };
+
+async function startReplica(databaseUrl: string, id: string): Promise<Replica> {
+  const scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, ...REPLICA_ENV, OFFICE_DATABASE_URL: databaseUrl, OFFICE_REPLICA_ID: id }) });
   const url = (await scheduler.start()).url!;
   cleanups.push(() => scheduler.stop());
   return { scheduler, url, api: (method, path, body) => request(url, method, path, body) };
@@ -38,12 +43,23 @@ async function startReplica(databaseUrl: string): Promise<Replica> {
 async function twoReplicas() {
   const database = await freshDatabase();
   cleanups.push(database.drop);
-  const a = await startReplica(database.url);
-  const b = await startReplica(database.url);
+  const a = await startReplica(database.url, 'replica-a');
+  const b = await startReplica(database.url, 'replica-b');
   const sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
   cleanups.push(() => sql.end());
-  return { a, b, sql };
+  return { a, b, sql, databaseUrl: database.url };
+}
+
+/** The replica whose actor runs the agent, and the other one. */
+async function holderOf(agentId: string, replicas: Replica[]): Promise<{ holder: Replica; other: Replica }> {
+  const holder = await waitFor(() => replicas.find((replica) => replica.scheduler.supervisor.view(agentId) !== null), `the actor of ${agentId}`);
+  return { holder, other: replicas.find((replica) => replica !== holder)! };
+}
+
+/** Lease heartbeats a replica ran (one statement each): the only SQL an idle replica may run. */
+function heartbeats(replica: Replica): number {
+  return (replica.scheduler as { replicas?: { leaseRenewals: number } }).replicas?.leaseRenewals ?? 0;
 }
 
 async function createAgent(through: Replica, workspaceId: string, name: string): Promise<string> {
@@ -84,70 +100,117 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
   it('a task assigned through one replica to an agent another replica holds runs there at once, and the idle replica runs no SQL meanwhile', async () => {
     const { a, b } = await twoReplicas();
     const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
-    const onB = await createAgent(b, workspace.body.id, 'Held by B');
-    expect(b.scheduler.supervisor.view(onB)).not.toBeNull();
-    expect(a.scheduler.supervisor.view(onB)).toBeNull();
-    await b.scheduler.supervisor.flush();
-    await b.scheduler.events.idle();
+    const agentId = await createAgent(b, workspace.body.id, 'Worker');
+    const { holder, other } = await holderOf(agentId, [a, b]);
+    expect(other.scheduler.supervisor.view(agentId)).toBeNull();
+    await holder.scheduler.supervisor.flush();
+    await holder.scheduler.events.idle();
 
-    // Idle: B runs no statement while A works on agents of its own (B hears of it: A's feed reaches B's).
-    const idleSince = b.scheduler.store.statementsExecuted();
-    const onA = await createAgent(a, workspace.body.id, 'Held by A');
-    await waitFor(() => b.scheduler.feed.getSnapshot().context.agents[onA], 'A\'s new agent actor in B\'s live feed');
-    expect(b.scheduler.store.statementsExecuted()).toBe(idleSince);
+    // Idle: the holder runs no statement (but its lease heartbeat) while the other replica works on
+    // an agent of its own; it hears of it (the other's live feed reaches its own), so time has passed.
+    const idleSince = { statements: holder.scheduler.store.statementsExecuted(), heartbeats: heartbeats(holder) };
+    const elsewhere = await createAgent(other, workspace.body.id, 'Elsewhere');
+    await waitFor(() => holder.scheduler.feed.getSnapshot().context.agents[elsewhere], 'the other replica\'s new agent actor in the holder\'s live feed');
+    expect(holder.scheduler.store.statementsExecuted() - idleSince.statements).toBeLessThanOrEqual(heartbeats(holder) - idleSince.heartbeats);
 
-    const task = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Write docs', assignee_agent_instance_id: onB });
+    const task = await other.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Write docs', assignee_agent_instance_id: agentId });
     expect(task.status).toBe(201);
-    const run = await succeededRun(a, onB, task.body.id);
+    // The recovery sweep is off: only the signal can bring the wakeup to the holder's actor.
+    const run = await succeededRun(other, agentId, task.body.id);
     expect(run.result_json.summary).toBe('handled task_assigned');
-    // B ran it: its actor claimed the wakeup (A holds no actor for the agent).
-    expect(b.scheduler.store.statementsExecuted()).toBeGreaterThan(idleSince);
-    expect(a.scheduler.supervisor.view(onB)).toBeNull();
+    expect(holder.scheduler.store.statementsExecuted()).toBeGreaterThan(idleSince.statements);
+    expect(other.scheduler.supervisor.view(agentId)).toBeNull();
   });
 
   it('the event stream of one replica shows a wakeup and a run written through the other', async () => {
     const { a, b } = await twoReplicas();
     const workspace = await b.api('POST', '/api/office/workspaces', { name: 'Acme' });
-    const onB = await createAgent(b, workspace.body.id, 'Held by B');
-    await waitFor(() => a.scheduler.feed.getSnapshot().context.agents[onB], 'B\'s agent actor in A\'s live feed');
+    const agentId = await createAgent(b, workspace.body.id, 'Worker');
+    const { holder, other } = await holderOf(agentId, [a, b]);
+    await waitFor(() => other.scheduler.feed.getSnapshot().context.agents[agentId], 'the holder\'s agent actor in the other replica\'s live feed');
 
-    const reading = readStream(a.url, new RegExp(`event: run\\ndata: [^\\n]*"agent_id":"${onB}","status":"ended"`));
-    const woken = await b.api('POST', `/api/office/agents/${onB}/wake`, { reason: 'stream across replicas' });
+    const ended = new RegExp(`event: run\ndata: [^\n]*"agent_id":"${agentId}","status":"ended"`);
+    const reading = readStream(other.url, ended);
+    const woken = await holder.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'stream across replicas' });
     expect(woken.status).toBe(202);
     const text = await reading;
     expect(text).toContain('event: hello');
     expect(text).toContain(`"wakeup_id":"${woken.body.wakeup.id}"`);
-    expect(text).toMatch(new RegExp(`event: run\\ndata: [^\\n]*"agent_id":"${onB}","status":"running"`));
-    expect(text).toMatch(new RegExp(`event: run\\ndata: [^\\n]*"agent_id":"${onB}","status":"ended"`));
-    // Relayed once: A's own feed shows each of B's entries one time.
+    expect(text).toMatch(new RegExp(`event: run\ndata: [^\n]*"agent_id":"${agentId}","status":"running"`));
+    expect(text).toMatch(ended);
+    // Relayed once: the other replica's stream shows each of the holder's entries one time.
     expect(text.match(new RegExp(`"wakeup_id":"${woken.body.wakeup.id}"`, 'g'))).toHaveLength(1);
+  });
+
+  it('an agent changed through one replica is changed in the actor of the replica that holds it', async () => {
+    const { a, b } = await twoReplicas();
+    const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agentId = await createAgent(a, workspace.body.id, 'Worker');
+    const { holder, other } = await holderOf(agentId, [a, b]);
+    expect(holder.scheduler.supervisor.view(agentId)).toMatchObject({ max_concurrent_sessions: 1 });
+
+    const patched = await other.api('PATCH', `/api/office/agents/${agentId}`, { max_concurrent_sessions: 3 });
+    expect(patched.status).toBe(200);
+    await waitFor(() => holder.scheduler.supervisor.view(agentId)?.max_concurrent_sessions === 3, 'the holder\'s actor to take the new limit');
+
+    expect((await other.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' })).status).toBe(200);
+    await waitFor(() => holder.scheduler.supervisor.view(agentId)?.state.startsWith('paused'), 'the holder\'s actor to pause');
+    // And the change of the holder's actor reaches the other replica's feed in turn.
+    await waitFor(() => String(other.scheduler.feed.getSnapshot().context.agents[agentId]?.state).startsWith('paused'), 'the paused actor in the other replica\'s feed');
   });
 
   it('a listener whose connection is terminated reconnects and runs a wakeup whose signal it missed', async () => {
     const { a, b, sql } = await twoReplicas();
     const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
-    const onB = await createAgent(b, workspace.body.id, 'Held by B');
-    const bOwner = (await sql.query('SELECT owner_id FROM agent_leases WHERE agent_id = $1', [onB])).rows[0].owner_id as string;
-    const listenerOfB = async () => (await sql.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [signalsApplicationName(bOwner)])).rows[0]?.pid;
-    const before = await waitFor(listenerOfB, 'B\'s listening connection');
+    const agentId = await createAgent(b, workspace.body.id, 'Worker');
+    const { holder, other } = await holderOf(agentId, [a, b]);
+    const holderId = (await sql.query('SELECT owner_id FROM agent_leases WHERE agent_id = $1', [agentId])).rows[0].owner_id as string;
+    const listenerOfHolder = async () => (await sql.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [signalsApplicationName(holderId)])).rows[0]?.pid;
+    const before = await waitFor(listenerOfHolder, 'the holder\'s listening connection');
 
-    // The assignment's signal is lost for sure: it is never sent (as if sent while B was not listening).
+    // The assignment's signal is lost for sure: it is never sent (as if sent while the holder was not listening).
     await sql.query('ALTER TABLE agent_wakeup_requests DISABLE TRIGGER wakeup_queued_notifies');
-    const task = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Missed', assignee_agent_instance_id: onB });
+    const task = await other.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Missed', assignee_agent_instance_id: agentId });
     expect(task.status).toBe(201);
     await sql.query('ALTER TABLE agent_wakeup_requests ENABLE TRIGGER wakeup_queued_notifies');
 
     await sql.query('SELECT pg_terminate_backend($1)', [before]);
-    const after = await waitFor(async () => {
-      const pid = await listenerOfB();
-      return pid !== undefined && pid !== before ? pid : undefined;
-    }, 'B listening again on a new connection');
-    expect(after).not.toBe(before);
-    await succeededRun(a, onB, task.body.id);
+    await waitFor(async () => {
+      const pid = await listenerOfHolder();
+      return pid !== undefined && pid !== before;
+    }, 'the holder listening again on a new connection');
+    await succeededRun(other, agentId, task.body.id);
+    expect(holder.scheduler.supervisor.view(agentId)).not.toBeNull();
 
     // And it hears new signals on the new connection.
-    const next = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Heard', assignee_agent_instance_id: onB });
-    await succeededRun(a, onB, next.body.id);
+    const next = await other.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Heard', assignee_agent_instance_id: agentId });
+    await succeededRun(other, agentId, next.body.id);
+  });
+
+  it('an outbox event a dead replica never delivered is delivered by a live one once its claim expires', async () => {
+    const { a, b, sql, databaseUrl } = await twoReplicas();
+    const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agentId = await createAgent(a, workspace.body.id, 'Worker');
+    const task = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Review', assignee_agent_instance_id: agentId });
+    await succeededRun(a, agentId, task.body.id);
+
+    // A third replica commits a comment's event and dies before delivering it: its outbox row stays,
+    // claimed by it until a moment that has passed by the time anyone looks (its clock ran behind).
+    const dead = createStore({ dbPath: '', databaseUrl, sqliteSync: 'NORMAL' }, {
+      owner: 'replica-dead', now: () => Date.now() - 2 * OUTBOX_CLAIM_MS, publish: () => undefined, outboxClaimMs: OUTBOX_CLAIM_MS,
+    });
+    await dead.transaction(async (tx) => {
+      tx.emit('comment.created', { comment_id: 'cmt_left_by_the_dead', task_id: task.body.id, author_type: 'user', author_id: 'u-alice' });
+    });
+    await dead.close();
+
+    // A live replica takes it at the claim's deadline and delivers it: the comment wakes the assignee.
+    const woken = await waitFor(async () => {
+      const wakeups = await a.api('GET', `/api/office/wakeups?agent_id=${agentId}&source=comment`);
+      return (wakeups.body as any[]).find((wakeup) => wakeup.payload.comment_id === 'cmt_left_by_the_dead' && wakeup.status === 'finished');
+    }, 'the dead replica\'s comment to wake the assignee, and its run to finish');
+    expect(woken.task_id).toBe(task.body.id);
+    await waitFor(async () => Number((await sql.query('SELECT count(*) AS n FROM event_outbox')).rows[0].n) === 0, 'the delivered event to leave the outbox');
   });
 });

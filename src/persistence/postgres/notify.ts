@@ -7,6 +7,9 @@
  *   commit already: notifications from this process's own pooled connections are dropped here.
  * - `office_relay`: small messages a replica sends to all the others after commit (its live feed's
  *   entries); a replica drops its own.
+ * - `office_outbox`: a replica claimed outbox events until some time (outbox.ts sends it from the
+ *   statement that writes, takes or renews the claim). If it dies, its claim expires then, and the
+ *   others take the events at that deadline: no replica polls the outbox.
  *
  * Idle, this runs no SQL: LISTEN is a held connection, not a poll. If the connection drops, it is
  * opened again with a backoff, and the handlers hear `reconnected`: notifications sent meanwhile are
@@ -19,6 +22,7 @@ import type { Clock } from '../../machines/clock.js';
 
 export const WAKEUP_CHANNEL = 'office_wakeups';
 export const RELAY_CHANNEL = 'office_relay';
+export const OUTBOX_CHANNEL = 'office_outbox';
 
 /** NOTIFY refuses payloads of 8000 bytes or more: relayed messages are sent in batches below this. */
 export const MAX_RELAY_BYTES = 7_000;
@@ -37,8 +41,13 @@ export interface SignalHandlers {
   wakeupQueued(signal: WakeupSignal): void;
   /** Messages another replica relayed, in the order it sent them. */
   relayed(messages: unknown[]): void;
-  /** The connection was lost and is listening again: whatever was signalled meanwhile is lost. */
-  reconnected(): void;
+  /** Another replica holds outbox events until `until` (its clock's ms): they are anyone's after that, if it died. */
+  outboxClaimed(claim: { owner: string; until: number }): void;
+  /**
+   * Listening (again, after the connection was lost: `reconnected`). Whatever was signalled before
+   * is not heard: read again what it would have said.
+   */
+  listening(reconnected: boolean): void;
 }
 
 export interface PgSignalsOptions {
@@ -111,8 +120,8 @@ export class PgSignals {
     client.on('end', () => this.lost(client, null));
     try {
       await client.connect();
-      this.options.counter.statements += 2;
-      await client.query(`LISTEN ${WAKEUP_CHANNEL}; LISTEN ${RELAY_CHANNEL}`);
+      this.options.counter.statements += 3;
+      await client.query(`LISTEN ${WAKEUP_CHANNEL}; LISTEN ${RELAY_CHANNEL}; LISTEN ${OUTBOX_CHANNEL}`);
     } catch (error) {
       client.removeAllListeners();
       client.on('error', () => undefined);
@@ -128,10 +137,8 @@ export class PgSignals {
     const reconnected = this.everListened;
     this.everListened = true;
     this.failedAttempts = 0;
-    if (reconnected) {
-      this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
-      this.handlers?.reconnected();
-    }
+    if (reconnected) this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
+    this.handlers?.listening(reconnected);
   }
 
   private lost(client: pg.Client, error: unknown): void {
@@ -164,6 +171,9 @@ export class PgSignals {
       } else if (notification.channel === RELAY_CHANNEL) {
         const envelope = JSON.parse(notification.payload) as RelayEnvelope;
         if (envelope.replica !== this.options.replica) this.handlers.relayed(envelope.messages);
+      } else if (notification.channel === OUTBOX_CHANNEL) {
+        const claim = JSON.parse(notification.payload) as { owner: string; until: number };
+        if (claim.owner !== this.options.replica) this.handlers.outboxClaimed({ owner: claim.owner, until: Number(claim.until) });
       }
     } catch (error) {
       this.options.log.error({ err: error, channel: notification.channel }, 'a signal from another replica could not be handled');

@@ -28,6 +28,12 @@ export interface PostgresStoreOptions extends Omit<SqliteStoreOptions, 'path' | 
   url: string;
   /** Connections in the pool: how many units of work run at once. */
   poolSize?: number;
+  /**
+   * Several replicas: the claim the outbox rows this process writes carry (renewed by the event bus
+   * while it delivers them), so that another replica delivers them once it expires if this one died.
+   * Absent: the claim lasts as long as the owner, as with one process.
+   */
+  outboxClaimMs?: number;
 }
 
 /** SQLSTATEs after which a unit of work is run again from its start: a deadlock, a serialization failure. */
@@ -217,11 +223,12 @@ export class PostgresStore implements Store {
    * id before any subscriber sees it.
    */
   private async settleEvents(tx: Tx, outbox: PgOutbox, events: DomainEvent[]): Promise<void> {
-    const { durable, withinTransaction, owner = null } = this.options;
+    const { durable, withinTransaction, owner = null, outboxClaimMs } = this.options;
+    const claimUntil = outboxClaimMs === undefined || owner === null ? null : this.options.now() + outboxClaimMs;
     for (let settled = 0; settled < events.length;) {
       const batch = events.slice(settled);
       const recorded = batch.filter((event) => !durable || durable(event.type));
-      const ids = await outbox.record(recorded, owner);
+      const ids = await outbox.record(recorded, owner, claimUntil);
       recorded.forEach((event, index) => { (event as { id: number }).id = ids[index]!; });
       settled = events.length;
       if (withinTransaction) for (const event of batch) await withinTransaction(tx, event);

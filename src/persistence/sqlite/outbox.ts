@@ -28,6 +28,10 @@ export class SqliteOutbox implements OutboxRepo {
     }) as DomainEvent);
   }
 
+  async renew(owner: string, ids: readonly number[], until: number) {
+    for (const id of ids) this.sql.run('UPDATE event_outbox SET claimed_until = ? WHERE id = ? AND claimed_by = ?', [until, id, owner]);
+  }
+
   async remove(ids: number[]) {
     for (const id of ids) this.sql.run('DELETE FROM event_outbox WHERE id = ?', [id]);
   }
