@@ -13,8 +13,8 @@
  * - Another replica's claim on outbox events is a deadline: once it passes, this replica takes
  *   whatever the claim still holds (nothing, if its owner delivered it; a dead owner's events
  *   otherwise) and delivers it. One take per deadline heard, and none while nothing is claimed.
- *   Claims made before it listened were not heard: one take a claim's length after it listens
- *   (at start, and after a reconnect) covers them.
+ *   Claims made before it listened were not heard: when it starts listening (at start, and after a
+ *   reconnect) it reads the first of them to expire, once, and takes them from then on.
  */
 import type { Logger } from 'pino';
 import { inboxFromRows } from '../actors/supervisor.js';
@@ -43,8 +43,8 @@ export interface ReplicaSignalsDeps {
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
   /** Takes (for this replica) the outbox events whose claims expired, and delivers them: EventBus.replayUndelivered. */
   takeExpiredEvents: () => Promise<number>;
-  /** How long a replica's outbox claim lasts without renewal (OUTBOX_CLAIM_MS). */
-  outboxClaimMs: number;
+  /** This replica's owner id: the outbox claims of the others are the ones it watches. */
+  owner: string;
 }
 
 /** After a claim's deadline, a moment for the clocks of two replicas to agree that it passed. */
@@ -148,14 +148,19 @@ export class ReplicaSignals {
   }
 
   /**
-   * Listening: outbox claims made before are not heard, so one take a claim's length later covers
-   * them. After a reconnect, one read of the open wakeups, offered again to the actors of the agents
-   * held here (the boot reads them itself).
+   * Listening: outbox claims made before were not heard, so the first of them to expire is read
+   * (one read; nothing is armed when there is none). After a reconnect, one read of the open
+   * wakeups, offered again to the actors of the agents held here (the boot reads them itself).
    */
-  readonly listening = (reconnected: boolean): void => {
-    this.outboxClaimed({ owner: 'unheard', until: this.deps.clock.now() + this.deps.outboxClaimMs });
+  readonly listening = async (reconnected: boolean): Promise<void> => {
+    try {
+      const until = await this.deps.store.read((tx) => tx.outbox.nextForeignExpiry(this.deps.owner));
+      if (until !== null) this.outboxClaimed({ owner: 'claimed before this replica listened', until });
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'could not read the outbox claims made before listening; the next claim heard or boot takes their events');
+    }
     if (!reconnected) return;
-    this.reofferOpenWakeups().catch((error: unknown) =>
+    await this.reofferOpenWakeups().catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'could not re-read the open wakeups after the listener reconnected; the recovery sweep finds them'));
   };
 

@@ -594,6 +594,8 @@ export interface OutboxRepo {
    * events it is still delivering, so that they are taken by another only once it died. One statement.
    */
   renew(owner: string, ids: readonly number[], until: number): Promise<void>;
+  /** When the first claim of another owner on an undelivered event expires; null when no other owner's claim expires. */
+  nextForeignExpiry(owner: string): Promise<number | null>;
   remove(ids: number[]): Promise<void>;
   /** Keeps a poisoned event for inspection and out of every later replay. */
   park(id: number, error: string, at: number): Promise<void>;

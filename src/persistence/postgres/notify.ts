@@ -47,7 +47,7 @@ export interface SignalHandlers {
    * Listening (again, after the connection was lost: `reconnected`). Whatever was signalled before
    * is not heard: read again what it would have said.
    */
-  listening(reconnected: boolean): void;
+  listening(reconnected: boolean): Promise<void>;
 }
 
 export interface PgSignalsOptions {
@@ -138,7 +138,8 @@ export class PgSignals {
     this.everListened = true;
     this.failedAttempts = 0;
     if (reconnected) this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
-    this.handlers?.listening(reconnected);
+    await this.handlers?.listening(reconnected).catch((error: unknown) =>
+      this.options.log.warn({ err: error }, 'reading what was signalled before listening failed'));
   }
 
   private lost(client: pg.Client, error: unknown): void {

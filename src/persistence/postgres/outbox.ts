@@ -67,6 +67,11 @@ export class PgOutbox implements OutboxRepo {
        RETURNING id`), { owner, until, ids, signal: claimSignal(owner, until) });
   }
 
+  async nextForeignExpiry(owner: string) {
+    return (await this.sql.get<{ at: number | null }>(
+      'SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL AND claimed_by <> ? AND claimed_until IS NOT NULL', [owner]))?.at ?? null;
+  }
+
   async remove(ids: number[]) {
     if (ids.length === 0) return;
     await this.sql.run('DELETE FROM event_outbox WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint)', [ids]);
