@@ -80,11 +80,6 @@ export class PgSignals {
 
   constructor(private readonly options: PgSignalsOptions) {}
 
-  /** The server process of the listening connection, while there is one (tests terminate it). */
-  get listenerPid(): number | null {
-    return (this.client as { processID?: number } | null)?.processID ?? null;
-  }
-
   /** Opens the connection and listens; a first connection that fails is tried again like a dropped one. */
   async start(handlers: SignalHandlers): Promise<void> {
     this.handlers = handlers;
@@ -118,23 +113,19 @@ export class PgSignals {
     // A terminated backend or a broken socket: 'error' then 'end'; either one starts the reconnect.
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, null));
+    // The current connection from the start: a drop at any point after this starts the reconnect.
+    this.client = client;
     try {
       await client.connect();
       this.options.counter.statements += 3;
       await client.query(`LISTEN ${WAKEUP_CHANNEL}; LISTEN ${RELAY_CHANNEL}; LISTEN ${OUTBOX_CHANNEL}`);
     } catch (error) {
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-      this.retryLater(error);
+      this.lost(client, error);
       return;
     }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
-    const reconnected = this.everListened;
+    if (this.client !== client) return; // dropped (or closed) while it connected: the reconnect is armed
+    // A first connection that took retries also missed what was signalled meanwhile.
+    const reconnected = this.everListened || this.failedAttempts > 0;
     this.everListened = true;
     this.failedAttempts = 0;
     if (reconnected) this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
@@ -145,6 +136,7 @@ export class PgSignals {
   private lost(client: pg.Client, error: unknown): void {
     if (this.client !== client) return;
     this.client = null;
+    client.removeAllListeners('notification');
     client.end().catch(() => undefined);
     if (this.closed) return;
     this.retryLater(error);
