@@ -8,7 +8,7 @@ import type { InspectionEvent } from 'xstate';
 import { createAfterRun } from './dispatch/afterRun.js';
 import { RunPipeline } from './dispatch/pipeline.js';
 import { RecoverySweep } from './dispatch/recovery.js';
-import { AgentOwnership } from './actors/ownership.js';
+import { AgentOwnership, newOwnerId } from './actors/ownership.js';
 import { ReplicaMembership } from './actors/replicas.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
@@ -75,9 +75,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   let bus!: EventBus;
   let supervisor!: Supervisor;
   let triggers!: TriggerSupervisor;
-  // The replica owns the agent leases. With SQLite this process owns every agent (it takes them all at
-  // start, under leases that never expire); with PostgreSQL it holds a share under expiring leases.
-  const owner = config.replicaId;
+  // The replica owns the agent leases: with PostgreSQL, OFFICE_REPLICA_ID, holding a share of the
+  // agents under expiring leases. With SQLite an owner per boot, as ever: it takes every agent at start
+  // under leases that never expire, and the events an earlier boot claimed are never its own.
+  const owner = config.databaseUrl ? config.replicaId : newOwnerId();
   const leaseMs = config.databaseUrl ? config.leaseSec * 1000 : null;
   // Several replicas share PostgreSQL: their outbox claims expire, so that a dead one's events are delivered by another.
   const outboxClaimMs = config.databaseUrl ? OUTBOX_CLAIM_MS : undefined;
@@ -155,7 +156,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
 
   const app = await buildApp({
-    config, store, clock, org, tasks, wakeups, routines, supervisor, feed,
+    config, store, clock, org, tasks, wakeups, routines, supervisor, feed, replicaId: owner,
     isReady: () => ready,
     metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
   }, log);

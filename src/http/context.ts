@@ -19,6 +19,8 @@ export interface AppContext {
   routines: RoutineService;
   supervisor: Supervisor;
   feed: LiveFeed;
+  /** The owner of this process's agent leases: its replica id (with SQLite, one per boot). */
+  replicaId?: string;
   isReady: () => boolean;
   metrics: () => Promise<string>;
 }

@@ -141,18 +141,19 @@ export async function agentView(ctx: AppContext, agent: Agent) {
  * One read, only for agents whose actor is not here (none with SQLite, where this process runs all).
  */
 export async function agentViews(ctx: AppContext, agents: Agent[]) {
+  const here = ctx.replicaId ?? ctx.config.replicaId;
   const away = agents.filter((agent) => ctx.supervisor.view(agent.id) === null).map((agent) => agent.id);
   const remote = away.length === 0 ? new Map<string, { replica: string; snapshot: unknown }>() : await ctx.store.read(async (tx) => {
     const found = new Map<string, { replica: string; snapshot: unknown }>();
     for (const [agentId, replica] of await tx.replicas.holders(away, ctx.clock.now())) {
-      if (replica !== ctx.config.replicaId) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
+      if (replica !== here) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
     }
     return found;
   });
   return agents.map((agent) => {
-    const here = ctx.supervisor.view(agent.id);
+    const local = ctx.supervisor.view(agent.id);
     const there = remote.get(agent.id);
-    const actor = here ? { ...here, replica: ctx.config.replicaId } : there ? { ...remoteActorView(agent, there.snapshot), replica: there.replica } : null;
+    const actor = local ? { ...local, replica: here } : there ? { ...remoteActorView(agent, there.snapshot), replica: there.replica } : null;
     return { ...toApi(agent), actor };
   });
 }
