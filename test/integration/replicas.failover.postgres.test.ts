@@ -39,6 +39,41 @@ async function boot(env: Record<string, string>): Promise<Server> {
   return server;
 }
 
+describe('hand-over between replica processes', () => {
+  it('GIVEN agents on a replica WHEN it gets SIGTERM THEN the survivor runs them at its next heartbeat, long before their lease could expire, and the leaving replica is no longer listed', async () => {
+    database = await freshDatabase();
+    // The leaving replica's last heartbeat is at most a third of a lease before the signal, so its
+    // leases cannot expire within two thirds of a lease after it: only a hand-over moves the agents sooner.
+    const lease = 24;
+    const env = {
+      OFFICE_DATABASE_URL: database.url, OFFICE_LEASE_SEC: String(lease), OFFICE_PORT: '0', OFFICE_LOG_LEVEL: 'warn', OFFICE_RECOVERY_SWEEP_SEC: '0',
+    };
+    const leaving = await boot({ ...env, OFFICE_REPLICA_ID: 'leaving' });
+    const api = (server: Server, method: string, path: string, body?: unknown) => request(server.url, method, path, body);
+    const ws = await api(leaving, 'POST', '/api/office/workspaces', { name: 'Acme' });
+    const agents: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const agent = await api(leaving, 'POST', '/api/office/agents', {
+        workspace_id: ws.body.id, name: `Worker ${i}`, role: 'worker', cooldown_sec: 0, executor: { kind: 'command', command: process.execPath, args: [join(FIXTURES, 'succeed.mjs')] },
+      });
+      agents.push(agent.body.id);
+    }
+    // One heartbeat of the survivor is a third of the lease: the agents are settled on the leaving replica first.
+    const survivor = await boot({ ...env, OFFICE_REPLICA_ID: 'survivor' });
+    const replicaOf = async (agentId: string) => (await api(survivor, 'GET', `/api/office/agents/${agentId}`)).body.actor?.replica;
+
+    leaving.proc.kill('SIGTERM');
+    const signalledAt = Date.now();
+    expect((await leaving.exited).code).toBe(0);
+    await waitFor(async () => (await Promise.all(agents.map(replicaOf))).every((replica) => replica === 'survivor'),
+      'the survivor to run every agent', (lease / 3 + 6) * 1000);
+    expect(Date.now() - signalledAt).toBeLessThan((lease * 2) / 3 * 1000);
+    expect((await api(survivor, 'GET', '/api/office/replicas')).body.map((r: any) => [r.id, r.agents_owned])).toEqual([['survivor', 3]]);
+    const woke = await api(survivor, 'POST', `/api/office/agents/${agents[0]}/wake`, { reason: 'after the hand-over' });
+    await waitFor(async () => (await api(survivor, 'GET', `/api/office/wakeups/${woke.body.wakeup.id}`)).body.status === 'finished', 'a wakeup to run on the survivor');
+  });
+});
+
 describe.runIf(process.platform === 'linux')('failover between replica processes', () => {
   it('GIVEN a replica running an agent session WHEN it is SIGKILLed THEN the survivor runs the agent within OFFICE_LEASE_SEC + 5 s, the run ends interrupted and is retried there once, and only live replicas are listed', async () => {
     database = await freshDatabase();
