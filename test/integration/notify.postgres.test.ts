@@ -59,7 +59,7 @@ async function holderOf(agentId: string, replicas: Replica[]): Promise<{ holder:
 
 /** Lease heartbeats a replica ran (one statement each): the only SQL an idle replica may run. */
 function heartbeats(replica: Replica): number {
-  return (replica.scheduler as { replicas?: { leaseRenewals: number } }).replicas?.leaseRenewals ?? 0;
+  return replica.scheduler.replicas.leaseRenewals;
 }
 
 async function createAgent(through: Replica, workspaceId: string, name: string): Promise<string> {
