@@ -58,6 +58,13 @@ export class RunPipeline {
       return { ranSession: false, retryAt: null };
     }
     const { run } = prepared;
+    if (this.ctx.fenceOf(prepared.agent.id).epoch !== fence.epoch) {
+      // The agent was handed over or lost while the claim committed: no session starts here. Its new
+      // owner finds the run unfinished and settles it (interrupted, then retried) like any left behind.
+      this.ctx.log.warn({ run_id: run.id, wakeup_id: prepared.wakeup.id, agent_id: prepared.agent.id, epoch: fence.epoch },
+        'not launching a claimed run: this process no longer holds its agent');
+      return { ranSession: false, retryAt: null };
+    }
     const controller = new AbortController();
     const launched = this.ctx.launch(prepared.spec, {
       runId: run.id,

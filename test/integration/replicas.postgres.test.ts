@@ -224,6 +224,44 @@ describe('replicas on one PostgreSQL', () => {
     expect(sessions).toBe(2);
   });
 
+  it('a claim that commits while its agent is handed over launches no session: the new owner settles the run and runs the wakeup once', async () => {
+    let sessions = 0;
+    const counted: AgentFunction = () => {
+      sessions++;
+      return { ok: true };
+    };
+    const functions = new Map<string, AgentFunction>([['quick', quick], ['counted', counted]]);
+    const first = await startReplica('r-first', functions);
+    const ws = await seedWorkspace(first);
+    const agent = await createAgent(first, ws, { executor: { kind: 'function', name: 'counted' } });
+    const second = await startReplica('r-second', functions);
+
+    // The hand-over lands right after the claim's transaction commits, before its session launches.
+    const store = first.scheduler.store;
+    const transaction = store.transaction.bind(store);
+    let handedOver: Promise<void> | null = null;
+    store.transaction = (async (work: Parameters<typeof transaction>[0]) => {
+      const value = await transaction(work);
+      if (!handedOver && (value as { kind?: string } | undefined)?.kind === 'launch') {
+        handedOver = first.scheduler.replicas.handOverIdle();
+        await handedOver;
+      }
+      return value;
+    }) as typeof store.transaction;
+    const woke = await first.api('POST', `/api/office/agents/${agent}/wake`, { reason: 'claimed as it moves' });
+    const wakeupId = woke.body.wakeup.id;
+    await waitFor(() => handedOver !== null, 'the claim to commit and the agent to be handed over');
+    await handedOver;
+
+    await beat(second);
+    expect(await holderOf(second, agent)).toBe('r-second');
+    second.clock.increment(1_000);
+    await waitFor(async () => (await second.api('GET', `/api/office/wakeups/${wakeupId}`)).body.status === 'finished', 'the wakeup to run on the new owner');
+    const runs = (await second.api('GET', `/api/office/runs?wakeup_id=${wakeupId}`)).body;
+    expect(runs.map((r: any) => r.status).sort()).toEqual(['interrupted', 'succeeded']);
+    expect(sessions).toBe(1);
+  });
+
   it('an idle replica runs one statement per heartbeat, which renews every lease it holds; /metrics counts its agents and renewals', async () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
