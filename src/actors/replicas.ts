@@ -9,8 +9,8 @@
  *   leases released) once no session of theirs runs here;
  * - agents waiting for an owner that rendezvous hashing gives to it are taken over (epoch + 1, the
  *   fence), then recovered, restored and reconciled with the rows (`adopt`).
- * A replica that cannot renew for a whole lease lets every agent go by itself: another replica may
- * hold them by then. With SQLite there is one process, which takes every agent at boot under leases
+ * A replica that cannot renew, and whose leases would expire before its next heartbeat, lets every
+ * agent go by itself: another replica may take them then. With SQLite there is one process, which takes every agent at boot under leases
  * that never expire, and never heartbeats: nothing changes there.
  */
 import type { Logger } from 'pino';
@@ -35,6 +35,11 @@ export interface ReplicaMembershipDeps {
 
 /** How long a replica whose id is held by a live registration waits for it to expire, at most, in leases. */
 const REGISTER_WAIT_LEASES = 2;
+
+/** A replica heartbeats three times per lease: a lease outlives two missed heartbeats. */
+function heartbeatEvery(leaseMs: number): number {
+  return Math.max(1, Math.floor(leaseMs / 3));
+}
 
 /** 32-bit FNV-1a with a murmur3 finaliser: a fast, well-mixed score for rendezvous hashing. */
 function score(replicaId: string, agentId: string): number {
@@ -130,8 +135,8 @@ export class ReplicaMembership {
   }
 
   /**
-   * One heartbeat and what follows from it. Never rejects: a failed heartbeat is logged, and after a
-   * whole lease without one this replica lets its agents go by itself.
+   * One heartbeat and what follows from it. Never rejects: a failed heartbeat is logged, and when the
+   * leases would expire before the next one this replica lets its agents go by itself.
    */
   tick(): Promise<void> {
     this.ticking ??= this.beat().finally(() => {
@@ -185,7 +190,7 @@ export class ReplicaMembership {
   }
 
   private schedule(): void {
-    const every = Math.max(1, Math.floor(this.deps.leaseMs! / 3));
+    const every = heartbeatEvery(this.deps.leaseMs!);
     this.timer = this.deps.clock.setTimeout(() => {
       if (this.leaving) return;
       void this.tick().finally(() => {
@@ -254,13 +259,19 @@ export class ReplicaMembership {
       'lost agent leases (expired or taken by another replica): their actors and sessions stop here');
   }
 
-  /** No heartbeat for a whole lease: the leases may be another replica's by now, so nothing here acts for them. */
+  /**
+   * No renewal, and the next heartbeat would come after the leases expire: another replica may take
+   * them then, so nothing here acts for them from now (the fence would refuse it anyway; this stops
+   * the sessions before a new owner starts its own).
+   */
   private selfFence(leaseMs: number): void {
     const held = [...this.deps.ownership.held().keys()];
-    if (held.length === 0 || this.lastRenewedAt === null || this.deps.clock.now() - this.lastRenewedAt < leaseMs) return;
+    if (held.length === 0 || this.lastRenewedAt === null) return;
+    if (this.deps.clock.now() + heartbeatEvery(leaseMs) < this.lastRenewedAt + leaseMs) return;
     this.deps.ownership.forget(held);
     this.deps.letGo(new Set(held));
-    this.deps.log.error({ replica: this.id, agents: held.length }, 'no lease renewal for a whole lease: letting every agent go');
+    this.deps.log.error({ replica: this.id, agents: held.length, last_renewed_at: this.lastRenewedAt },
+      'no lease renewal, and the leases expire before the next heartbeat: letting every agent go');
   }
 
   /** Agents that another live replica wins are handed over once no session of theirs runs here. */

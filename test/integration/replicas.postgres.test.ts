@@ -262,6 +262,24 @@ describe('replicas on one PostgreSQL', () => {
     expect(sessions).toBe(1);
   });
 
+  it('a replica that cannot renew its leases lets its agents go by itself before they expire, so before another replica may take them', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    await createAgent(r1, ws);
+    await createAgent(r1, ws);
+    expect(r1.scheduler.supervisor.size).toBe(2);
+    const store = r1.scheduler.store;
+    store.autocommit = async () => { throw new Error('connection refused'); };
+    await advance([r1], LEASE_MS / 3);
+    expect(r1.scheduler.supervisor.size).toBe(2);
+    // The next heartbeat would come only after the leases expire.
+    await advance([r1], LEASE_MS / 3);
+    expect(r1.scheduler.supervisor.size).toBe(0);
+    expect(r1.scheduler.replicas.agentsOwned).toBe(0);
+    const leases = await store.read((tx) => tx.leases.held('r1'));
+    expect(leases.every((lease) => lease.expires_at! > r1.clock.now())).toBe(true);
+  });
+
   it('an idle replica runs one statement per heartbeat, which renews every lease it holds; /metrics counts its agents and renewals', async () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
