@@ -140,6 +140,33 @@ describe('migration 0015 (link positions)', () => {
   });
 });
 
+describe('migration 0012 (run lifecycle)', () => {
+  it("gives the first assignment wakeup of a routine's task that task's routine run, and no other wakeup", () => {
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    migrate(db, loadMigrations().filter((m) => m.version < 12));
+    db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
+      INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
+      INSERT INTO tasks (id, workspace_id, title, workflow, created_at, updated_at) VALUES ('tsk_r', 'ws_1', 'R', 'routine', 1, 1), ('tsk_o', 'ws_1', 'O', 'office', 1, 1);
+      INSERT INTO office_routines (id, workspace_id, name, assignee_agent_instance_id, created_at, updated_at) VALUES ('rtn_1', 'ws_1', 'R', 'agt_a', 1, 1);
+      INSERT INTO office_routine_runs (id, routine_id, source, status, dispatch_fingerprint, linked_task_id, started_at)
+        VALUES ('rr_1', 'rtn_1', 'cron', 'task_created', 'f', 'tsk_r', 1);
+      INSERT INTO agent_wakeup_requests (id, workspace_id, agent_id, source, reason, task_id, status, available_at, requested_at) VALUES
+        ('wk_later', 'ws_1', 'agt_a', 'task_assigned', 'reassigned', 'tsk_r', 'queued', 5, 5),
+        ('wk_first', 'ws_1', 'agt_a', 'task_assigned', 'assigned', 'tsk_r', 'finished', 2, 2),
+        ('wk_comment', 'ws_1', 'agt_a', 'comment', 'comment', 'tsk_r', 'queued', 3, 3),
+        ('wk_office', 'ws_1', 'agt_a', 'task_assigned', 'assigned', 'tsk_o', 'queued', 2, 2);`);
+    expect(migrate(db)).toContain('0012_run_lifecycle_triggers.sql');
+    const rows = inspect(dbPath).all<{ id: string; routine_run_id: string | null }>('SELECT id, routine_run_id FROM agent_wakeup_requests ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'wk_comment', routine_run_id: null },
+      { id: 'wk_first', routine_run_id: 'rr_1' },
+      { id: 'wk_later', routine_run_id: null },
+      { id: 'wk_office', routine_run_id: null },
+    ]);
+  });
+});
+
 describe('connection pragmas', () => {
   it('open in WAL mode with foreign keys on and synchronous=NORMAL (1) by default', () => {
     const store = sqliteFaults(newStore(dbPath, loadConfig({}).sqliteSync));
