@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { p1EnqueueRatio, p2Throughput, p3Latency } from './enqueueThroughputLatency.js';
 import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
+import { p6aPostgresThroughput } from './postgresThroughput.js';
+import { p6bReplicaScaling, p6cFailover } from './replicasScaling.js';
 import { printTable, type Figure } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,12 +39,16 @@ const suites: Record<string, () => Promise<Figure[]>> = {
   P3: p3Latency,
   P4: isolated('P4'),
   P5: isolated('P5'),
+  P6a: p6aPostgresThroughput,
+  P6b: p6bReplicaScaling,
+  P6c: p6cFailover,
 };
 
 const started = Date.now();
 const figures: Figure[] = [];
 for (const [id, suite] of Object.entries(suites)) {
-  if (only.length && !only.includes(id)) continue;
+  // `P6` selects P6a, P6b and P6c.
+  if (only.length && !only.includes(id) && !only.includes(id.replace(/[a-z]$/, ''))) continue;
   process.stderr.write(`running ${id}...\n`);
   try {
     figures.push(...(await suite()));

@@ -1,0 +1,212 @@
+/**
+ * P6b: saturated assignment -> executor start with 3 replicas, against 1 replica, on one PostgreSQL.
+ * P6c: failover: a replica that runs sessions of its agents is SIGKILLed; the time until every one of
+ * those agents runs on a survivor.
+ *
+ * Each replica is a process of its own (bench/replicasChild.ts: what src/main.ts runs, with
+ * OFFICE_REPLICA_ID, plus function executors), as replicas run in production; each bench starts its
+ * own embedded PostgreSQL. The assignments are made inside the replicas, spread evenly over them
+ * whichever one holds the agent, so that two thirds of them reach their agent's replica through the
+ * database (NOTIFY), as they would behind a load balancer. They are not sent over HTTP: the client
+ * would share the 2 cores with the replicas and bound both figures by itself.
+ * OFFICE_LEASE_SEC is short (LEASE_SEC), so that a failover is seconds and a spread one second.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { rendezvousOwner } from '../src/actors/replicas.js';
+import { percentile, type Figure } from './support.js';
+import { withEmbeddedPostgres, type BenchPostgres } from './postgresServer.js';
+import type { FromReplica, ToReplica } from './replicasChild.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const LEASE_SEC = 3;
+const P6B_LEASE_SEC = Number(process.env.BENCH_P6B_LEASE_SEC ?? 15);
+const AGENTS = 100;
+const SLOTS = 10;
+const WARMUP = 300;
+
+interface Replica {
+  id: string;
+  proc: ChildProcess;
+  url: string;
+  /** Executor starts reported so far. */
+  started: number;
+  exited: Promise<void>;
+  assign(workspaceId: string, agentIds: string[], from: number, count: number): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(check: () => T | Promise<T>, what: string | (() => string), timeoutMs: number, everyMs = 5): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    await sleep(everyMs);
+  }
+}
+
+/** The bench's environment without any OFFICE_ setting of its own: each replica gets exactly the ones below. */
+function replicaEnv(databaseUrl: string, id: string, leaseSec: number): Record<string, string> {
+  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('OFFICE_'));
+  return {
+    ...Object.fromEntries(inherited),
+    OFFICE_DATABASE_URL: databaseUrl, OFFICE_REPLICA_ID: id, OFFICE_LEASE_SEC: String(leaseSec), OFFICE_PORT: '0',
+    OFFICE_LOG_LEVEL: 'error', OFFICE_RECOVERY_SWEEP_SEC: '0', OFFICE_LOOP_DETECTOR_RUNS: '0', OFFICE_SHUTDOWN_GRACE_MS: '1000',
+    OFFICE_BACKOFF: '200ms', OFFICE_BACKOFF_JITTER: '0',
+  };
+}
+
+function startReplica(databaseUrl: string, id: string, leaseSec: number): Promise<Replica> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/replicasChild.ts'], {
+    cwd: ROOT, env: replicaEnv(databaseUrl, id, leaseSec), stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  let assigned: (() => void) | null = null;
+  return new Promise((resolve, reject) => {
+    const replica: Replica = {
+      id, proc, url: '', started: 0, exited,
+      assign(workspaceId, agentIds, from, count) {
+        return new Promise<void>((done) => {
+          assigned = done;
+          proc.send({ type: 'assign', workspaceId, agentIds, from, count } satisfies ToReplica);
+        });
+      },
+    };
+    proc.on('message', (message: FromReplica) => {
+      if (message.type === 'ready') {
+        replica.url = message.url;
+        resolve(replica);
+      } else if (message.type === 'started') replica.started = message.count;
+      else if (message.type === 'assigned') assigned?.();
+    });
+    void exited.then(() => reject(new Error(`replica ${id} exited before it was ready: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)));
+  });
+}
+
+async function api<T = any>(replica: Replica, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${replica.url}${path}`, {
+    method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path} on ${replica.id}: ${response.status} ${JSON.stringify(parsed)}`);
+  return parsed as T;
+}
+
+/** SIGTERM (hand-over and a clean stop), then SIGKILL for a replica still running after 5 s. */
+async function stopReplica(replica: Replica): Promise<void> {
+  if (replica.proc.exitCode !== null || replica.proc.signalCode !== null) return;
+  replica.proc.kill('SIGTERM');
+  const timer = setTimeout(() => replica.proc.kill('SIGKILL'), 5000);
+  await replica.exited;
+  clearTimeout(timer);
+}
+
+/**
+ * `ids.length` replica processes on a new database, a workspace of AGENTS agents with `executor`,
+ * spread over the replicas as rendezvous hashing says; every process is stopped after `body`, whatever happened.
+ */
+async function withCluster<T>(server: BenchPostgres, database: string, ids: string[], executor: string, leaseSec: number,
+  body: (cluster: { replicas: Replica[]; workspaceId: string; agentIds: string[] }) => Promise<T>): Promise<T> {
+  const databaseUrl = await server.createDatabase(database);
+  const replicas: Replica[] = [];
+  try {
+    // The first one migrates the database alone; the others join it.
+    replicas.push(await startReplica(databaseUrl, ids[0]!, leaseSec));
+    replicas.push(...await Promise.all(ids.slice(1).map((id) => startReplica(databaseUrl, id, leaseSec))));
+    const workspaceId = (await api(replicas[0]!, 'POST', '/api/office/workspaces', { name: 'bench' })).id as string;
+    const agentIds: string[] = [];
+    for (let i = 0; i < AGENTS; i++) {
+      agentIds.push((await api(replicas[0]!, 'POST', '/api/office/agents', {
+        workspace_id: workspaceId, name: `agent-${i}`, role: 'worker', cooldown_sec: 0, max_concurrent_sessions: SLOTS,
+        executor: { kind: 'function', name: executor },
+      })).id as string);
+    }
+    await waitForSpread(replicas, agentIds, leaseSec);
+    return await body({ replicas, workspaceId, agentIds });
+  } finally {
+    await Promise.all(replicas.map(stopReplica));
+  }
+}
+
+/** Until every agent is held by the replica rendezvous hashing gives it (agents are handed over at heartbeats). */
+async function waitForSpread(replicas: Replica[], agentIds: string[], leaseSec: number): Promise<void> {
+  const ids = replicas.map((r) => r.id);
+  const expected = new Map(ids.map((id) => [id, agentIds.filter((agent) => rendezvousOwner(agent, ids) === id).length]));
+  let listed: { id: string; agents_owned: number }[] = [];
+  await until(async () => {
+    listed = await api<{ id: string; agents_owned: number }[]>(replicas[0]!, 'GET', '/api/office/replicas');
+    return listed.length === ids.length && listed.every((r) => r.agents_owned === expected.get(r.id));
+  }, () => `the agents to spread over ${ids.join(', ')} as ${JSON.stringify([...expected])} (they are ${JSON.stringify(listed.map((r) => [r.id, r.agents_owned]))})`, (leaseSec * 2 + 20) * 1000, 200);
+}
+
+/**
+ * Saturated assignment -> executor start: `n` assignments at once, spread evenly over the replicas
+ * (agent i % AGENTS), to the nth executor start, after WARMUP assignments the same way.
+ */
+async function saturatedRate(replicas: Replica[], workspaceId: string, agentIds: string[], n: number): Promise<number> {
+  const total = () => replicas.reduce((sum, r) => sum + r.started, 0);
+  const assignSpread = (from: number, count: number) => Promise.all(replicas.map((replica, k) => {
+    const share = Math.floor(count / replicas.length) + (k < count % replicas.length ? 1 : 0);
+    const offset = from + k * Math.floor(count / replicas.length) + Math.min(k, count % replicas.length);
+    return replica.assign(workspaceId, agentIds, offset, share);
+  }));
+  await assignSpread(0, WARMUP);
+  await until(() => total() >= WARMUP, 'the warmup to start', 120_000);
+  const base = total();
+  const start = performance.now();
+  await assignSpread(WARMUP, n);
+  await until(() => total() >= base + n, `${n} executor starts`, 300_000);
+  return n / ((performance.now() - start) / 1000);
+}
+
+export async function p6bReplicaScaling(): Promise<Figure[]> {
+  const n = Number(process.env.BENCH_P6B_N ?? 3000);
+  return withEmbeddedPostgres(async (server) => {
+    const one = await withCluster(server, 'office_p6b_one', ['r1'], 'noop', P6B_LEASE_SEC,
+      ({ replicas, workspaceId, agentIds }) => saturatedRate(replicas, workspaceId, agentIds, n));
+    const three = await withCluster(server, 'office_p6b_three', ['r1', 'r2', 'r3'], 'noop', P6B_LEASE_SEC,
+      ({ replicas, workspaceId, agentIds }) => saturatedRate(replicas, workspaceId, agentIds, n));
+    return [{
+      id: 'P6b', name: '3 replicas / 1 replica, saturated assignment -> executor start', value: three / one, unit: 'ratio', goal: '>= 1', ok: three / one >= 1,
+      note: `${Math.round(three)}/s vs ${Math.round(one)}/s: ${n} tasks over ${AGENTS} agents x ${SLOTS} slots, made inside the replica processes, one PostgreSQL`,
+    }];
+  });
+}
+
+export async function p6cFailover(): Promise<Figure[]> {
+  return withEmbeddedPostgres((server) => withCluster(server, 'office_p6c', ['r1', 'r2', 'r3'], 'hold', LEASE_SEC, async ({ replicas, workspaceId, agentIds }) => {
+    type Listed = { id: string; actor: { replica: string; running: number } | null };
+    const list = (via: Replica) => api<Listed[]>(via, 'GET', `/api/office/agents?workspace_id=${workspaceId}`);
+    // Every agent runs a session that holds until it is aborted.
+    for (const agentId of agentIds) await api(replicas[0]!, 'POST', `/api/office/agents/${agentId}/wake`, { reason: 'hold' });
+    await until(async () => (await list(replicas[0]!)).every((agent) => (agent.actor?.running ?? 0) > 0), 'every agent to run a session', 60_000, 100);
+
+    const before = await list(replicas[0]!);
+    const victim = replicas.reduce((most, r) => (before.filter((a) => a.actor?.replica === r.id).length > before.filter((a) => a.actor?.replica === most.id).length ? r : most));
+    const survivors = replicas.filter((r) => r !== victim);
+    const orphans = new Set(before.filter((a) => a.actor?.replica === victim.id).map((a) => a.id));
+    victim.proc.kill('SIGKILL');
+    const killedAt = performance.now();
+    await victim.exited;
+
+    const moved = new Map<string, number>();
+    await until(async () => {
+      for (const agent of await list(survivors[0]!)) {
+        if (orphans.has(agent.id) && !moved.has(agent.id) && agent.actor && agent.actor.replica !== victim.id) moved.set(agent.id, performance.now() - killedAt);
+      }
+      return moved.size === orphans.size;
+    }, `the ${orphans.size} agents of ${victim.id} to run on a survivor`, (LEASE_SEC + 30) * 1000, 50);
+    const times = [...moved.values()].map((ms) => ms / 1000);
+    const worst = Math.max(...times);
+    return [
+      { id: 'P6c', name: `failover: SIGKILL -> every orphaned agent on a survivor (OFFICE_LEASE_SEC=${LEASE_SEC})`, value: worst, unit: 's',
+        goal: `< ${LEASE_SEC + 5}`, ok: worst < LEASE_SEC + 5,
+        note: `${orphans.size} agents with running sessions; per agent p50 ${percentile(times, 50).toFixed(2)} s; 3 replica processes` },
+    ];
+  }));
+}
