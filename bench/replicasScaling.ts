@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { rendezvousOwner } from '../src/actors/replicas.js';
 import { percentile, type Figure } from './support.js';
 import { withEmbeddedPostgres, type BenchPostgres } from './postgresServer.js';
@@ -111,7 +112,7 @@ async function stopReplica(replica: Replica): Promise<void> {
  * spread over the replicas as rendezvous hashing says; every process is stopped after `body`, whatever happened.
  */
 async function withCluster<T>(server: BenchPostgres, database: string, ids: string[], executor: string, leaseSec: number,
-  body: (cluster: { replicas: Replica[]; workspaceId: string; agentIds: string[] }) => Promise<T>): Promise<T> {
+  body: (cluster: { replicas: Replica[]; databaseUrl: string; workspaceId: string; agentIds: string[] }) => Promise<T>): Promise<T> {
   const databaseUrl = await server.createDatabase(database);
   const replicas: Replica[] = [];
   try {
@@ -127,7 +128,7 @@ async function withCluster<T>(server: BenchPostgres, database: string, ids: stri
       })).id as string);
     }
     await waitForSpread(replicas, agentIds, leaseSec);
-    return await body({ replicas, workspaceId, agentIds });
+    return await body({ replicas, databaseUrl, workspaceId, agentIds });
   } finally {
     await Promise.all(replicas.map(stopReplica));
   }
@@ -144,37 +145,82 @@ async function waitForSpread(replicas: Replica[], agentIds: string[], leaseSec: 
   }, () => `the agents to spread over ${ids.join(', ')} as ${JSON.stringify([...expected])} (they are ${JSON.stringify(listed.map((r) => [r.id, r.agents_owned]))})`, (leaseSec * 2 + 20) * 1000, 200);
 }
 
+/** What the database counted: commits (every statement outside a transaction is one), and lease epochs summed (each change of hands adds one). */
+async function databaseCounters(databaseUrl: string): Promise<{ commits: number; epochs: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const commits = await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
+    const epochs = await client.query<{ n: string | null }>('SELECT sum(epoch) AS n FROM agent_leases');
+    return { commits: Number(commits.rows[0]!.n), epochs: Number(epochs.rows[0]!.n ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** PostgreSQL publishes a backend's statistics within a second of its last transaction. */
+const STATS_DELAY_MS = 1500;
+
+interface Throughput {
+  rate: number;
+  /** Commits on the server per wakeup (round trips that end a transaction). */
+  commitsPerWakeup: number;
+  /** Agents that changed hands while measuring. */
+  handovers: number;
+}
+
 /**
- * Saturated assignment -> executor start: `n` assignments at once, spread evenly over the replicas
- * (agent i % AGENTS), to the nth executor start, after WARMUP assignments the same way.
+ * Saturated assignment -> executor start: `n` assignments at once, to the nth executor start, after
+ * WARMUP assignments the same way. `spread`: each replica gets an even share, for every agent (agent
+ * i % AGENTS), as behind a load balancer. `owner`: each replica assigns only the agents it holds, in
+ * proportion to how many it holds, so that no assignment travels to another replica.
  */
-async function saturatedRate(replicas: Replica[], workspaceId: string, agentIds: string[], n: number): Promise<number> {
+async function saturatedRate(replicas: Replica[], databaseUrl: string, workspaceId: string, agentIds: string[], n: number, routing: 'spread' | 'owner'): Promise<Throughput> {
   const total = () => replicas.reduce((sum, r) => sum + r.started, 0);
-  const assignSpread = (from: number, count: number) => Promise.all(replicas.map((replica, k) => {
-    const share = Math.floor(count / replicas.length) + (k < count % replicas.length ? 1 : 0);
-    const offset = from + k * Math.floor(count / replicas.length) + Math.min(k, count % replicas.length);
-    return replica.assign(workspaceId, agentIds, offset, share);
-  }));
-  await assignSpread(0, WARMUP);
+  const ids = replicas.map((r) => r.id);
+  const targets = replicas.map((r) => (routing === 'spread' ? agentIds : agentIds.filter((agent) => rendezvousOwner(agent, ids) === r.id)));
+  const assignAll = (from: number, count: number) => {
+    let offset = from;
+    return Promise.all(replicas.map((replica, k) => {
+      const share = k === replicas.length - 1 ? from + count - offset : Math.round((count * targets[k]!.length) / agentIds.length);
+      const assigned = replica.assign(workspaceId, targets[k]!, offset, share);
+      offset += share;
+      return assigned;
+    }));
+  };
+  await assignAll(0, WARMUP);
   await until(() => total() >= WARMUP, 'the warmup to start', 120_000);
   const base = total();
+  await sleep(STATS_DELAY_MS);
+  const before = await databaseCounters(databaseUrl);
   const start = performance.now();
-  await assignSpread(WARMUP, n);
+  await assignAll(WARMUP, n);
   await until(() => total() >= base + n, `${n} executor starts`, 300_000);
-  return n / ((performance.now() - start) / 1000);
+  const rate = n / ((performance.now() - start) / 1000);
+  await sleep(STATS_DELAY_MS);
+  const after = await databaseCounters(databaseUrl);
+  return { rate, commitsPerWakeup: (after.commits - before.commits) / n, handovers: after.epochs - before.epochs };
 }
 
 export async function p6bReplicaScaling(): Promise<Figure[]> {
   const n = Number(process.env.BENCH_P6B_N ?? 3000);
   return withEmbeddedPostgres(async (server) => {
     const one = await withCluster(server, 'office_p6b_one', ['r1'], 'noop', P6B_LEASE_SEC,
-      ({ replicas, workspaceId, agentIds }) => saturatedRate(replicas, workspaceId, agentIds, n));
-    const three = await withCluster(server, 'office_p6b_three', ['r1', 'r2', 'r3'], 'noop', P6B_LEASE_SEC,
-      ({ replicas, workspaceId, agentIds }) => saturatedRate(replicas, workspaceId, agentIds, n));
-    return [{
-      id: 'P6b', name: '3 replicas / 1 replica, saturated assignment -> executor start', value: three / one, unit: 'ratio', goal: '>= 1', ok: three / one >= 1,
-      note: `${Math.round(three)}/s vs ${Math.round(one)}/s: ${n} tasks over ${AGENTS} agents x ${SLOTS} slots, made inside the replica processes, one PostgreSQL`,
-    }];
+      ({ replicas, databaseUrl, workspaceId, agentIds }) => saturatedRate(replicas, databaseUrl, workspaceId, agentIds, n, 'spread'));
+    const three = await withCluster(server, 'office_p6b_three', ['r1', 'r2', 'r3'], 'noop', P6B_LEASE_SEC, async ({ replicas, databaseUrl, workspaceId, agentIds }) => ({
+      spread: await saturatedRate(replicas, databaseUrl, workspaceId, agentIds, n, 'spread'),
+      owner: await saturatedRate(replicas, databaseUrl, workspaceId, agentIds, n, 'owner'),
+    }));
+    const ratio = three.spread.rate / one.rate;
+    const common = `${n} tasks over ${AGENTS} agents x ${SLOTS} slots, made inside the replica processes, OFFICE_LEASE_SEC=${P6B_LEASE_SEC}`;
+    return [
+      { id: 'P6b', name: '3 replicas / 1 replica, saturated assignment -> executor start', value: ratio, unit: 'ratio', goal: '>= 1', ok: ratio >= 1,
+        note: `${Math.round(three.spread.rate)}/s vs ${Math.round(one.rate)}/s: ${common}, spread evenly; PostgreSQL commits per wakeup ` +
+          `${three.spread.commitsPerWakeup.toFixed(1)} vs ${one.commitsPerWakeup.toFixed(1)}; agents handed over while measuring ${three.spread.handovers} vs ${one.handovers}` },
+      { id: 'P6b', name: '3 replicas each assigning its own agents / 1 replica', value: three.owner.rate / one.rate, unit: 'ratio', goal: '', ok: true,
+        note: `${Math.round(three.owner.rate)}/s: no assignment travels to another replica; PostgreSQL commits per wakeup ${three.owner.commitsPerWakeup.toFixed(1)}; ` +
+          `handed over ${three.owner.handovers}` },
+    ];
   });
 }
 
