@@ -42,6 +42,9 @@ export interface Failover {
   kill: number;
   agent: string;
   ms: number;
+  /** The replica that runs the agent now; `replacement`: the one started in the victim's place. */
+  to: string;
+  replacement: boolean;
 }
 
 export interface ChaosReport {
@@ -53,6 +56,8 @@ export interface ChaosReport {
   counts: RowCounts;
   drainMs: number;
   elapsedMs: number;
+  /** Error lines the replicas logged (not violations by themselves: a killed replica's peers log its connection errors). */
+  replicaErrors: string[];
 }
 
 interface Replica {
@@ -138,12 +143,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const wakes = { acknowledged: [] as string[], cutOff: 0, refused: 0 };
   const failovers: Failover[] = [];
   let kills = 0;
+  /** The output of every replica that ended (its last 20 kB). */
+  const outputs: string[] = [];
   let client: pg.Client | null = null;
 
-  const boot = async (slot: number): Promise<Replica> => {
-    // A restarted replica is a new process under a new id, as a restarted container with the
-    // default id (host name and pid) would be.
-    const id = `replica-${slot}.${++generation}`;
+  // A restarted replica is a new process under a new id, as a restarted container with the
+  // default id (host name and pid) would be.
+  const nextId = (slot: number) => `replica-${slot}.${++generation}`;
+  const boot = async (slot: number, id = nextId(slot)): Promise<Replica> => {
     const server = await startServer({ ...env, OFFICE_REPLICA_ID: id, FIXTURE_GENERATION: id }, 60_000);
     const replica = { slot, id, server };
     replicas[slot] = replica;
@@ -207,37 +214,43 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     while (Date.now() < chaosEnds && kills < (options.maxKills ?? Infinity)) {
       await sleep(rand.int(pauseMin, pauseMax));
       if (Date.now() >= chaosEnds) break;
-      const victim = rand.pick(live());
+      // Mostly a replica that runs agents (a failover to measure), sometimes any (one that just joined, say).
+      const held = await holders(live()[0]!.server.url);
+      const running = live().filter((r) => [...held.values()].includes(r.id));
+      const victim = rand.pick(running.length > 0 && rand.chance(0.8) ? running : live());
       const survivor = rand.pick(live().filter((r) => r !== victim));
       const orphans = [...(await holders(survivor.server.url))].filter(([, replica]) => replica === victim.id).map(([agent]) => agent);
       await killServer(victim.server);
+      outputs.push(victim.server.output());
       const killedAt = Date.now();
       const kill = ++kills;
       replicas[victim.slot] = null;
       sessionDeaths.push(sessionsGone(sessionDir, victim.id, Number(env.OFFICE_SHUTDOWN_GRACE_MS) + 5_000));
       log(`kill ${kill}: ${victim.id} (held ${orphans.length} agent${orphans.length === 1 ? '' : 's'})`);
       // Its replacement boots meanwhile: a new replica joining while the victim's leases run out.
-      const replacement = boot(victim.slot);
+      const replacementId = nextId(victim.slot);
+      const replacement = boot(victim.slot, replacementId);
       // Failover: each orphan's actor runs on a live replica other than the victim.
       const pending = new Set(orphans);
       await until(async () => {
-        const liveIds = new Set(live().map((r) => r.id));
+        const liveIds = new Set([...live().map((r) => r.id), replacementId]);
         const now = await holders(survivor.server.url);
         for (const agent of [...pending]) {
           const replica = now.get(agent);
           if (replica && replica !== victim.id && liveIds.has(replica)) {
             pending.delete(agent);
-            failovers.push({ kill, agent, ms: Date.now() - killedAt });
+            failovers.push({ kill, agent, ms: Date.now() - killedAt, to: replica, replacement: replica === replacementId });
           }
         }
         return pending.size === 0;
       }, failoverBoundMs + 10_000, 100);
       for (const agent of pending) violations.push(`kill ${kill}: agent ${agent} of ${victim.id} did not run on another replica within ${failoverBoundMs + 10_000} ms`);
       for (const slow of failovers.filter((f) => f.kill === kill && f.ms > failoverBoundMs)) {
-        violations.push(`kill ${kill}: agent ${slow.agent} took ${slow.ms} ms to run on another replica (over OFFICE_LEASE_SEC + 5 s = ${failoverBoundMs} ms)`);
+        violations.push(`kill ${kill}: agent ${slow.agent} took ${slow.ms} ms to run on another replica (over OFFICE_LEASE_SEC + 5 s = ${failoverBoundMs} ms); `
+          + `it went to ${slow.to}${slow.replacement ? ', the replica started in the victim\'s place' : ''}`);
       }
-      const times = failovers.filter((f) => f.kill === kill).map((f) => f.ms);
-      log(`  failover of ${times.length} agent(s): ${times.length ? `max ${Math.max(...times)} ms` : '-'}`);
+      const moved = failovers.filter((f) => f.kill === kill);
+      log(`  failover of ${moved.length} agent(s): ${moved.map((f) => `${f.ms} ms to ${f.to}${f.replacement ? ' (its replacement)' : ''}`).join(', ') || '-'}`);
       await ready(await replacement);
     }
     chaosOver = true;
@@ -260,6 +273,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const replica of live()) replica.server.proc.kill('SIGTERM');
     for (const replica of live()) {
       const exit = await replica.server.exited;
+      outputs.push(replica.server.output());
       if (exit.code !== 0) violations.push(`${replica.id} exited with ${exit.code ?? exit.signal} on SIGTERM`);
       replicas[replica.slot] = null;
     }
@@ -276,6 +290,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       counts: await countRows(db),
       drainMs,
       elapsedMs: Date.now() - began,
+      replicaErrors: errorLines(outputs),
     };
   } finally {
     for (const replica of live()) await killServer(replica.server);
@@ -296,4 +311,10 @@ async function sessionsGone(sessionDir: string, replicaId: string, withinMs: num
   const gone = await until(async () => liveSessionsOf(sessionDir).every((s: { generation: string | null }) => s.generation !== replicaId), withinMs, 100);
   if (gone) return null;
   return `sessions of killed replica ${replicaId} still alive ${withinMs} ms after the SIGKILL`;
+}
+
+/** Error and fatal log lines (pino levels 50 and 60), and anything a replica printed that is not a log line but names an Error. */
+function errorLines(outputs: string[]): string[] {
+  return outputs.join('\n').split('\n')
+    .filter((line) => /"level":(50|60)/.test(line) || (!line.startsWith('{') && /Error/.test(line)));
 }
