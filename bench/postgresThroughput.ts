@@ -14,7 +14,7 @@ import { benchScheduler, type Figure } from './support.js';
 const WARMUP = 500;
 
 export async function p6aPostgresThroughput(): Promise<Figure[]> {
-  const n = Number(process.env.BENCH_P6A_N ?? 5_000);
+  const n = Number(process.env.BENCH_P6A_N ?? 4_000);
   return withEmbeddedPostgres(async (server) => {
     const ours = await saturatedRate(await server.createDatabase('office_p6a'), n);
     const graphile = await graphileAddToStartRate(await server.createDatabase('graphile_p6a'), n, WARMUP);

@@ -61,7 +61,9 @@ function replicaEnv(databaseUrl: string, id: string, leaseSec: number): Record<s
 }
 
 function startReplica(databaseUrl: string, id: string, leaseSec: number): Promise<Replica> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/replicasChild.ts'], {
+  // BENCH_CPU_PROF_DIR=dir: each replica writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const proc = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/replicasChild.ts'], {
     cwd: ROOT, env: replicaEnv(databaseUrl, id, leaseSec), stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -203,7 +205,7 @@ async function saturatedRate(replicas: Replica[], databaseUrl: string, workspace
 }
 
 export async function p6bReplicaScaling(): Promise<Figure[]> {
-  const n = Number(process.env.BENCH_P6B_N ?? 3000);
+  const n = Number(process.env.BENCH_P6B_N ?? 2000);
   return withEmbeddedPostgres(async (server) => {
     const one = await withCluster(server, 'office_p6b_one', ['r1'], 'noop', P6B_LEASE_SEC,
       ({ replicas, databaseUrl, workspaceId, agentIds }) => saturatedRate(replicas, databaseUrl, workspaceId, agentIds, n, 'spread'));
