@@ -2,6 +2,10 @@
  * `npm run bench`: measures every figure in one run on this machine and prints one table.
  * `npm run bench -- P4 P5` runs only those. P4 and P5 run in their own processes, so that RSS and
  * CPU are theirs alone. BENCH_IDLE_SEC shortens P5's idle window (default 60 s).
+ * P6a, P6b and P6c (`npm run bench -- P6` runs the three) each start an embedded PostgreSQL of their
+ * own in a temp directory; P6b and P6c run replicas as child processes. BENCH_P6A_N and BENCH_P6B_N
+ * set how many assignments they measure, BENCH_P6B_LEASE_SEC P6b's lease, and BENCH_CPU_PROF_DIR
+ * makes each replica process write a CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
