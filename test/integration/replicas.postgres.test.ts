@@ -267,7 +267,7 @@ describe('replicas on one PostgreSQL', () => {
     const ws = await seedWorkspace(r1);
     await createAgent(r1, ws);
     await createAgent(r1, ws);
-    expect(r1.scheduler.supervisor.size).toBe(2);
+    await waitFor(() => r1.scheduler.supervisor.size === 2, 'both actors to start');
     const store = r1.scheduler.store;
     store.autocommit = async () => { throw new Error('connection refused'); };
     await advance([r1], LEASE_MS / 3);
