@@ -227,6 +227,8 @@ export class ReplicaMembership {
 
   private async beat(): Promise<void> {
     const leaseMs = this.deps.leaseMs!;
+    // Taken before the statement: a lease taken while it runs (a new agent) is not in its answer, and is not lost.
+    const heldBefore = new Map(this.deps.ownership.held());
     let beat: Heartbeat;
     try {
       beat = await this.heartbeat(leaseMs);
@@ -235,7 +237,7 @@ export class ReplicaMembership {
       this.selfFence(leaseMs);
       return;
     }
-    this.letGoOfLost(beat);
+    this.letGoOfLost(beat, heldBefore);
     const changed = beat.live.join(',') !== this.live.join(',');
     if (changed) this.deps.log.info({ replica: this.id, live: beat.live, was: this.live }, 'the live replicas changed');
     this.live = beat.live;
@@ -248,10 +250,16 @@ export class ReplicaMembership {
     }
   }
 
-  /** Leases this replica held that its heartbeat did not renew (at the epoch it holds) are another's now. */
-  private letGoOfLost(beat: Heartbeat): void {
+  /**
+   * Leases this replica held when its heartbeat started and that it did not renew (at the epoch held)
+   * are another's now, unless this replica took the agent again meanwhile.
+   */
+  private letGoOfLost(beat: Heartbeat, heldBefore: ReadonlyMap<string, number>): void {
     const renewed = new Map(beat.renewed.map((lease) => [lease.agent_id, lease.epoch]));
-    const lost = [...this.deps.ownership.held()].filter(([agentId, epoch]) => renewed.get(agentId) !== epoch).map(([agentId]) => agentId);
+    const held = this.deps.ownership.held();
+    const lost = [...heldBefore]
+      .filter(([agentId, epoch]) => renewed.get(agentId) !== epoch && held.get(agentId) === epoch)
+      .map(([agentId]) => agentId);
     if (lost.length === 0) return;
     this.deps.ownership.forget(lost);
     this.deps.letGo(new Set(lost));

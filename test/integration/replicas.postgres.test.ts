@@ -280,6 +280,26 @@ describe('replicas on one PostgreSQL', () => {
     expect(leases.every((lease) => lease.expires_at! > r1.clock.now())).toBe(true);
   });
 
+  it('an agent created while a heartbeat runs is kept by its replica: a lease the heartbeat did not see is not a lost one', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    const store = r1.scheduler.store;
+    const heartbeat = store.autocommit!.bind(store);
+    let created: string | null = null;
+    store.autocommit = (async (work: Parameters<typeof heartbeat>[0]) => {
+      const answer = await heartbeat(work);
+      created ??= await createAgent(r1, ws);
+      return answer;
+    }) as typeof heartbeat;
+    await advance([r1], LEASE_MS / 3);
+    expect(created).not.toBeNull();
+    expect(r1.scheduler.replicas.agentsOwned).toBe(1);
+    await waitFor(() => r1.scheduler.supervisor.view(created!) !== null, 'the new agent\'s actor to run');
+    await advance([r1], LEASE_MS / 3);
+    expect(await holderOf(r1, created!)).toBe('r1');
+    expect(r1.scheduler.supervisor.size).toBe(1);
+  });
+
   it('an idle replica runs one statement per heartbeat, which renews every lease it holds; /metrics counts its agents and renewals', async () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
