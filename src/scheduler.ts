@@ -151,7 +151,6 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     store, feed, log, clock, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
     agentChanged: notifier.agentChanged,
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
-    owner,
   });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
 

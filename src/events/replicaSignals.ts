@@ -43,8 +43,6 @@ export interface ReplicaSignalsDeps {
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
   /** Takes (for this replica) the outbox events whose claims expired, and delivers them: EventBus.replayUndelivered. */
   takeExpiredEvents: () => Promise<number>;
-  /** This replica's owner id: the outbox claims of the others are the ones it watches. */
-  owner: string;
 }
 
 /** After a claim's deadline, a moment for the clocks of two replicas to agree that it passed. */
@@ -154,7 +152,8 @@ export class ReplicaSignals {
    */
   readonly listening = async (reconnected: boolean): Promise<void> => {
     try {
-      const until = await this.deps.store.read((tx) => tx.outbox.nextForeignExpiry(this.deps.owner));
+      // Its own id's included: a replica restarted under the same id holds none of its earlier boot's claims.
+      const until = await this.deps.store.read((tx) => tx.outbox.nextClaimExpiry());
       if (until !== null) this.outboxClaimed({ owner: 'claimed before this replica listened', until });
     } catch (error) {
       this.deps.log.warn({ err: error }, 'could not read the outbox claims made before listening; the next claim heard or boot takes their events');

@@ -594,8 +594,11 @@ export interface OutboxRepo {
    * events it is still delivering, so that they are taken by another only once it died. One statement.
    */
   renew(owner: string, ids: readonly number[], until: number): Promise<void>;
-  /** When the first claim of another owner on an undelivered event expires; null when no other owner's claim expires. */
-  nextForeignExpiry(owner: string): Promise<number | null>;
+  /**
+   * When the first claim on an undelivered event expires, whoever holds it (a replica restarted under
+   * the same id holds none of its earlier boot's claims); null when no claim expires.
+   */
+  nextClaimExpiry(): Promise<number | null>;
   remove(ids: number[]): Promise<void>;
   /** Keeps a poisoned event for inspection and out of every later replay. */
   park(id: number, error: string, at: number): Promise<void>;

@@ -213,31 +213,37 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
     expect(woken.task_id).toBe(task.body.id);
     await waitFor(async () => Number((await sql.query('SELECT count(*) AS n FROM event_outbox')).rows[0].n) === 0, 'the delivered event to leave the outbox');
   });
-  it('a replica that starts after a dead replica claimed an event delivers it once that claim expires', async () => {
-    const database = await freshDatabase();
-    cleanups.push(database.drop);
-    const first = await startReplica(database.url, 'replica-first');
-    const workspace = await first.api('POST', '/api/office/workspaces', { name: 'Acme' });
-    const agentId = await createAgent(first, workspace.body.id, 'Worker');
-    const task = await first.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Review', assignee_agent_instance_id: agentId });
-    await succeededRun(first, agentId, task.body.id);
-    await first.scheduler.stop();
+  const startedAfterDeath = [
+    { deadId: 'replica-dead', nextId: 'replica-next', name: 'a replica started after another died delivers an event the dead one claimed once the claim expires' },
+    { deadId: 'replica-same', nextId: 'replica-same', name: 'a replica restarted under its id delivers an event it claimed before it died once the claim expires' },
+  ];
+  for (const { deadId, nextId, name } of startedAfterDeath) {
+    it(name, async () => {
+      const database = await freshDatabase();
+      cleanups.push(database.drop);
+      const first = await startReplica(database.url, 'replica-first');
+      const workspace = await first.api('POST', '/api/office/workspaces', { name: 'Acme' });
+      const agentId = await createAgent(first, workspace.body.id, 'Worker');
+      const task = await first.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Review', assignee_agent_instance_id: agentId });
+      await succeededRun(first, agentId, task.body.id);
+      await first.scheduler.stop();
 
-    // A replica commits a comment's event and dies; its claim still runs for a moment, and nobody
-    // listening heard it: the replica that starts next reads it when it starts listening.
-    const dead = createStore({ dbPath: '', databaseUrl: database.url, sqliteSync: 'NORMAL' }, {
-      owner: 'replica-dead', now: () => Date.now() - OUTBOX_CLAIM_MS + 1_500, publish: () => undefined, outboxClaimMs: OUTBOX_CLAIM_MS,
-    });
-    await dead.transaction(async (tx) => {
-      tx.emit('comment.created', { comment_id: 'cmt_claimed_before', task_id: task.body.id, author_type: 'user', author_id: 'u-alice' });
-    });
-    await dead.close();
+      // A replica commits a comment's event and dies; its claim still runs for a moment, and nobody
+      // listening heard it: the replica that starts next reads it when it starts listening.
+      const dead = createStore({ dbPath: '', databaseUrl: database.url, sqliteSync: 'NORMAL' }, {
+        owner: deadId, now: () => Date.now() - OUTBOX_CLAIM_MS + 1_500, publish: () => undefined, outboxClaimMs: OUTBOX_CLAIM_MS,
+      });
+      await dead.transaction(async (tx) => {
+        tx.emit('comment.created', { comment_id: 'cmt_claimed_before', task_id: task.body.id, author_type: 'user', author_id: 'u-alice' });
+      });
+      await dead.close();
 
-    const next = await startReplica(database.url, 'replica-next');
-    const woken = await waitFor(async () => {
-      const wakeups = await next.api('GET', `/api/office/wakeups?agent_id=${agentId}&source=comment`);
-      return (wakeups.body as any[]).find((wakeup) => wakeup.payload.comment_id === 'cmt_claimed_before' && wakeup.status === 'finished');
-    }, 'the comment claimed before the replica started to wake the assignee, and its run to finish');
-    expect(woken.task_id).toBe(task.body.id);
-  });
+      const next = await startReplica(database.url, nextId);
+      const woken = await waitFor(async () => {
+        const wakeups = await next.api('GET', `/api/office/wakeups?agent_id=${agentId}&source=comment`);
+        return (wakeups.body as any[]).find((wakeup) => wakeup.payload.comment_id === 'cmt_claimed_before' && wakeup.status === 'finished');
+      }, 'the comment claimed before the replica started to wake the assignee, and its run to finish');
+      expect(woken.task_id).toBe(task.body.id);
+    });
+  }
 });

@@ -312,16 +312,17 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect(taken.sort((x, y) => x - y)).toEqual(written);
       });
 
-      it('a claim is renewed by its owner only, and another owner knows when the first claim not its own expires', async () => {
+      it('a claim is renewed by its owner only, and the first claim to expire is known, whoever holds it', async () => {
         const written = await emit(3);
+        expect(await read((tx) => tx.outbox.nextClaimExpiry())).toBeNull();
         expect(ids(await take(A, { claimUntil: now + 1_000 }))).toEqual(written);
-        expect(await read((tx) => tx.outbox.nextForeignExpiry(B))).toBe(now + 1_000);
-        expect(await read((tx) => tx.outbox.nextForeignExpiry(A))).toBeNull();
+        expect(await read((tx) => tx.outbox.nextClaimExpiry())).toBe(now + 1_000);
         await write((tx) => tx.outbox.renew(B, written, now + 9_000));
         await write((tx) => tx.outbox.renew(A, written.slice(0, 2), now + 5_000));
         expect(ids(await take(B, { at: now + 2_000, claimUntil: now + 3_000 }))).toEqual(written.slice(2));
-        expect(await read((tx) => tx.outbox.nextForeignExpiry(B))).toBe(now + 5_000);
-        expect(await read((tx) => tx.outbox.nextForeignExpiry(A))).toBe(now + 3_000);
+        expect(await read((tx) => tx.outbox.nextClaimExpiry())).toBe(now + 3_000);
+        await write((tx) => tx.outbox.park(written[2]!, 'poisoned', now));
+        expect(await read((tx) => tx.outbox.nextClaimExpiry())).toBe(now + 5_000);
       });
 
       it('an expired claim is taken again, by another owner, and not before it expires', async () => {

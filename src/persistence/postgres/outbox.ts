@@ -67,9 +67,8 @@ export class PgOutbox implements OutboxRepo {
        RETURNING id`), { owner, until, ids, signal: claimSignal(owner, until) });
   }
 
-  async nextForeignExpiry(owner: string) {
-    return (await this.sql.get<{ at: number | null }>(
-      'SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL AND claimed_by <> ? AND claimed_until IS NOT NULL', [owner]))?.at ?? null;
+  async nextClaimExpiry() {
+    return (await this.sql.get<{ at: number | null }>('SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL'))?.at ?? null;
   }
 
   async remove(ids: number[]) {

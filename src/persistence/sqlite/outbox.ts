@@ -32,9 +32,8 @@ export class SqliteOutbox implements OutboxRepo {
     for (const id of ids) this.sql.run('UPDATE event_outbox SET claimed_until = ? WHERE id = ? AND claimed_by = ?', [until, id, owner]);
   }
 
-  async nextForeignExpiry(owner: string) {
-    return this.sql.get<{ at: number | null }>(
-      'SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL AND claimed_by <> ? AND claimed_until IS NOT NULL', [owner])?.at ?? null;
+  async nextClaimExpiry() {
+    return this.sql.get<{ at: number | null }>('SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL')?.at ?? null;
   }
 
   async remove(ids: number[]) {
