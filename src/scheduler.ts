@@ -105,7 +105,13 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const wakeups: WakeupService = new WakeupService(config, log, notifier,
     (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
   const tasks = new TaskService(deps, notifier, wakeups);
-  const routines = new RoutineService(deps, wakeups, tasks, { routineChanged: (id) => triggers.routineChanged(id) });
+  // Late-bound: a change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
+  const routines = new RoutineService(deps, wakeups, tasks, {
+    routineChanged: (id) => {
+      triggers.routineChanged(id);
+      replicaSignals.routineChanged(id);
+    },
+  });
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
   const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
@@ -150,6 +156,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const replicaSignals = new ReplicaSignals({
     store, feed, log, clock, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
     agentChanged: notifier.agentChanged,
+    routineChanged: (id) => triggers.routineChanged(id),
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
   });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;

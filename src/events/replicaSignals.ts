@@ -37,6 +37,8 @@ export interface ReplicaSignalsDeps {
   holds: (agentId: string) => boolean;
   /** Re-reads an agent's settings into its actor (LiveNotifier.agentChanged). */
   agentChanged: (agentId: string) => void;
+  /** Re-reads a routine's triggers (TriggerSupervisor.routineChanged): their actors run where its assignee is held. */
+  routineChanged: (routineId: string) => void;
   /** The agent actors' entry for a queued wakeup (Supervisor.wakeupQueued). */
   wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => void;
   /** Deadlines of other replicas' outbox claims are timers on this clock. */
@@ -61,6 +63,12 @@ export interface RelayedEvent {
 /** Payloads above this are left out of a relayed event: a receiver reads what it needs by id. */
 const MAX_RELAYED_PAYLOAD_BYTES = 1_000;
 
+/** A routine created or changed on another replica: the one holding its assignee starts, moves or stops its trigger actors. */
+interface RoutineChange {
+  kind: 'routine_changed';
+  routine_id: string;
+}
+
 /** Events after which the replica holding the agent re-reads its settings into the actor. */
 const AGENT_CHANGES = new Set<DomainEvent['type']>(['agent.updated', 'agent.deleted']);
 
@@ -69,6 +77,7 @@ export class ReplicaSignals {
   private claimTimer: { handle: unknown; at: number } | null = null;
   private latestClaim: number | null = null;
   private stopped = false;
+  private channel: ReplicaChannel | null = null;
 
   constructor(private readonly deps: ReplicaSignalsDeps) {}
 
@@ -115,6 +124,7 @@ export class ReplicaSignals {
    * other replicas; returns how to stop.
    */
   relayTo(channel: ReplicaChannel, committed: { observe(observer: (events: readonly DomainEvent[]) => void): () => void }): () => void {
+    this.channel = channel;
     const subscription = this.deps.feed.on('changed', ({ item, relayed }) => {
       if (!relayed) channel.publish(item);
     });
@@ -122,10 +132,19 @@ export class ReplicaSignals {
       for (const event of events) channel.publish(relayedEvent(event));
     });
     return () => {
+      this.channel = null;
       subscription.unsubscribe();
       stopEvents();
     };
   }
+
+  /**
+   * A routine was created or changed through this replica (after its commit): the others hear of
+   * it too, since its trigger actors run on whichever replica holds its assignee.
+   */
+  readonly routineChanged = (routineId: string): void => {
+    this.channel?.publish({ kind: 'routine_changed', routine_id: routineId } satisfies RoutineChange);
+  };
 
   /** A wakeup another replica made claimable: offered to its actor if the agent is held here. */
   readonly wakeupQueued = (signal: { agentId: string; wakeupId: string; availableAt: number }): void => {
@@ -137,6 +156,7 @@ export class ReplicaSignals {
     for (const message of messages) {
       if (isFeedItem(message)) this.deps.feed.trigger.publish({ item: message, relayed: true });
       else if (isRelayedEvent(message)) this.committedElsewhere(message);
+      else if (isRoutineChange(message)) this.deps.routineChanged(message.routine_id);
     }
   };
 
@@ -181,6 +201,11 @@ function relayedEvent(event: DomainEvent): RelayedEvent {
 
 function isRelayedEvent(message: unknown): message is RelayedEvent {
   return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'event';
+}
+
+function isRoutineChange(message: unknown): message is RoutineChange {
+  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'routine_changed'
+    && typeof (message as { routine_id?: unknown }).routine_id === 'string';
 }
 
 function isFeedItem(message: unknown): message is FeedItem {

@@ -333,6 +333,31 @@ describe('replicas on one PostgreSQL', () => {
       { id: 'r-survivor', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 2 }]);
   });
 
+  it("a routine created and paused through a replica that does not hold its assignee starts and stops its trigger actor on the replica that does", async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const r2 = await startReplica('r2', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    const agent = await createAgent(r1, ws);
+    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
+    for (const r of [r1, r2]) await beat(r);
+    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agent, ['r1', 'r2']))!;
+    const other = owner === r1 ? r2 : r1;
+    expect(await holderOf(other, agent)).toBe(owner.id);
+
+    const routine = await other.api('POST', '/api/office/routines', {
+      workspace_id: ws, name: 'Every minute', assignee_agent_instance_id: agent, concurrency_policy: 'always_enqueue',
+    });
+    expect(routine.status).toBe(201);
+    expect((await other.api('POST', `/api/office/routines/${routine.body.id}/triggers`, { kind: 'schedule', cron_expression: '* * * * *' })).status).toBe(201);
+    await waitFor(() => owner.scheduler.triggers.size === 1, 'the trigger actor to start on the replica holding the assignee');
+    expect(other.scheduler.triggers.size).toBe(0);
+    await advance([r1, r2], 60_000);
+    await waitFor(async () => (await owner.scheduler.store.read((tx) => tx.routines.runsOf(routine.body.id, 10))).length === 1, 'the first fire');
+
+    expect((await other.api('PATCH', `/api/office/routines/${routine.body.id}`, { status: 'paused' })).status).toBe(200);
+    await waitFor(() => owner.scheduler.triggers.size === 0, 'the trigger actor to stop on the replica holding the assignee');
+  });
+
   it("a schedule trigger's actor runs only on the replica holding its routine's assignee, moves with it, and each cron tick fires once across replicas", async () => {
     const functions = new Map([['quick', quick]]);
     const r1 = await startReplica('r1', functions);
