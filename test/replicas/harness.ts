@@ -10,6 +10,7 @@
  * Used by `npm run test:replicas` (test/replicas/run.ts: 5 minutes) and by the short version in
  * `npm test` (test/integration/chaos.postgres.test.ts).
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { liveSessionsOf } from '../fixtures/lib.mjs';
 import { killServer, pidsWhere } from '../helpers/processes.js';
+import { rendezvousOwner } from '../../src/actors/replicas.js';
 import { startServer } from '../crash/harness.js';
 import { prng, type Prng } from '../simulation/prng.js';
 import { checkSessionsOfWakeups, checkRows, countRows, type RowCounts } from './invariants.js';
@@ -31,6 +33,11 @@ export interface ChaosOptions {
   leaseSec?: number;
   /** The pause before each kill, drawn between these (ms); the next pause starts once the victim's agents run elsewhere. */
   killEveryMs?: [number, number];
+  /**
+   * When the victim's replacement starts: at once (default; a new replica joins while the victim's
+   * leases run out), or once the victim's agents run elsewhere (the failover is then the survivors' alone).
+   */
+  replaceAfterFailover?: boolean;
   /** Caps the kills (the short test wants a few). */
   maxKills?: number;
   seed?: number;
@@ -58,6 +65,12 @@ export interface ChaosReport {
   elapsedMs: number;
   /** Error lines the replicas logged (not violations by themselves: a killed replica's peers log its connection errors). */
   replicaErrors: string[];
+  /** Deadlocks and failed heartbeats or rebalancing the replicas logged: how many of each kind, and the first in full. */
+  lockTrouble: { kind: string; count: number; first: string }[];
+  /** Gaps between consecutive heartbeats of replicas that were alive (ms). */
+  heartbeatGaps: number[];
+  /** Those longer than the lease: the replica's agents could be taken while it ran. */
+  lateHeartbeats: { replica: string; ms: number }[];
 }
 
 interface Replica {
@@ -127,7 +140,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     OFFICE_DATABASE_URL: options.databaseUrl,
     OFFICE_LEASE_SEC: String(leaseSec),
     OFFICE_PORT: '0',
-    OFFICE_LOG_LEVEL: 'error',
+    OFFICE_LOG_LEVEL: 'warn',
     OFFICE_COALESCE_WINDOW_MS: '200',
     OFFICE_BACKOFF: '200ms,400ms,600ms,800ms',
     OFFICE_BACKOFF_JITTER: '0.2',
@@ -143,6 +156,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const wakes = { acknowledged: [] as string[], cutOff: 0, refused: 0 };
   const failovers: Failover[] = [];
   let kills = 0;
+  const heartbeatGaps: { replica: string; ms: number }[] = [];
+  // Warnings the replicas log about deadlocks and failed heartbeats or rebalancing, counted by kind.
+  const lockTrouble = new Map<string, { count: number; first: string }>();
+  const watchForLockTrouble = (proc: ChildProcess, id: string) => {
+    let partial = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const kind = /"msg":"([^"]*(heartbeat failed|rebalancing agents failed)[^"]*)"/.exec(line)?.[1]
+          ?? (/deadlock detected/.test(line) ? `deadlock: ${/"msg":"([^"]{0,120})/.exec(line)?.[1] ?? line.slice(0, 120)}` : null);
+        if (!kind) continue;
+        const seen = lockTrouble.get(kind);
+        if (seen) seen.count++;
+        else lockTrouble.set(kind, { count: 1, first: `${id}: ${line.slice(0, 1500)}` });
+      }
+    });
+  };
   /** The output of every replica that ended (its last 20 kB). */
   const outputs: string[] = [];
   let client: pg.Client | null = null;
@@ -152,6 +183,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const nextId = (slot: number) => `replica-${slot}.${++generation}`;
   const boot = async (slot: number, id = nextId(slot)): Promise<Replica> => {
     const server = await startServer({ ...env, OFFICE_REPLICA_ID: id, FIXTURE_GENERATION: id }, 60_000);
+    watchForLockTrouble(server.proc, id);
     const replica = { slot, id, server };
     replicas[slot] = replica;
     return replica;
@@ -204,6 +236,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     })();
 
+    // Every replica's heartbeats as PostgreSQL records them: the longest gap between two of a live
+    // replica's heartbeats (a gap over the lease lets the others take its agents while it runs).
+    const lastBeat = new Map<string, number>();
+    const heartbeatLoop = (async () => {
+      while (!chaosOver) {
+        const { rows } = await db.query('SELECT id, heartbeat_at FROM replicas').catch(() => ({ rows: [] as any[] }));
+        const alive = new Set(live().map((r) => r.id));
+        for (const row of rows) {
+          const at = Number(row.heartbeat_at);
+          const before = lastBeat.get(row.id);
+          if (before !== undefined && at > before && alive.has(row.id)) {
+            heartbeatGaps.push({ replica: row.id, ms: at - before });
+          }
+          lastBeat.set(row.id, at);
+        }
+        await sleep(250);
+      }
+    })();
+
     // Which replica's actor runs each agent, read through `via`.
     const holders = async (via: string): Promise<Map<string, string | null>> => {
       const list = await must(via, 'GET', `/api/office/agents?workspace_id=${ws.id}`);
@@ -229,11 +280,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log(`kill ${kill}: ${victim.id} (held ${orphans.length} agent${orphans.length === 1 ? '' : 's'})`);
       // Its replacement boots meanwhile: a new replica joining while the victim's leases run out.
       const replacementId = nextId(victim.slot);
-      const replacement = boot(victim.slot, replacementId);
+      const replace = () => boot(victim.slot, replacementId);
+      const replacement = options.replaceAfterFailover ? null : replace();
+      replacement?.catch(() => undefined); // awaited below; a failed start must not end the process before cleanup
       // Failover: each orphan's actor runs on a live replica other than the victim.
       const pending = new Set(orphans);
+      // What the survivor sees meanwhile, for a slow failover's report: the live set and whom
+      // rendezvous hashing gives each waiting agent.
+      const trace: string[] = [];
+      let lastSeen = '';
       await until(async () => {
         const liveIds = new Set([...live().map((r) => r.id), replacementId]);
+        const listed = ((await must(survivor.server.url, 'GET', '/api/office/replicas')) as { id: string }[]).map((r) => r.id);
+        const seen = `live [${listed.join(', ')}]; rendezvous: ${[...pending].map((agent) => rendezvousOwner(agent, listed)).join(', ')}`;
+        if (seen !== lastSeen) trace.push(`${Date.now() - killedAt} ms: ${(lastSeen = seen)}`);
         const now = await holders(survivor.server.url);
         for (const agent of [...pending]) {
           const replica = now.get(agent);
@@ -251,10 +311,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       const moved = failovers.filter((f) => f.kill === kill);
       log(`  failover of ${moved.length} agent(s): ${moved.map((f) => `${f.ms} ms to ${f.to}${f.replacement ? ' (its replacement)' : ''}`).join(', ') || '-'}`);
-      await ready(await replacement);
+      if (moved.some((f) => f.ms > (leaseSec + 2) * 1000) || pending.size > 0) {
+        log(`  slow failover; replacement ${replacementId}; seen through ${survivor.id}:\n${trace.map((line) => `    ${line}`).join('\n')}`);
+      }
+      await ready(await (replacement ?? replace()));
     }
     chaosOver = true;
     await wakeLoop;
+    await heartbeatLoop;
 
     // Stop firing, then drain: wait until nothing is open, running or undelivered.
     for (const routine of routines) await must(anyUrl(), 'PATCH', `/api/office/routines/${routine}`, { status: 'paused' });
@@ -267,7 +331,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       return Number(open.rows[0].n) === 0;
     }, options.drainTimeoutMs ?? 120_000, 250);
     const drainMs = Date.now() - drainStarted;
-    if (!drained) violations.push(`did not drain within ${options.drainTimeoutMs ?? 120_000} ms`);
+    if (!drained) {
+      violations.push(`did not drain within ${options.drainTimeoutMs ?? 120_000} ms`);
+      violations.push(...await whyNotDrained(db, live().map((r) => r.server.url)));
+    }
 
     // Stop every replica cleanly: their sessions stop with them.
     for (const replica of live()) replica.server.proc.kill('SIGTERM');
@@ -291,6 +358,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       drainMs,
       elapsedMs: Date.now() - began,
       replicaErrors: errorLines(outputs),
+      lockTrouble: [...lockTrouble].map(([kind, { count, first }]) => ({ kind, count, first })),
+      heartbeatGaps: heartbeatGaps.map((g) => g.ms),
+      lateHeartbeats: heartbeatGaps.filter((g) => g.ms > leaseSec * 1000),
     };
   } finally {
     for (const replica of live()) await killServer(replica.server);
@@ -317,4 +387,19 @@ async function sessionsGone(sessionDir: string, replicaId: string, withinMs: num
 function errorLines(outputs: string[]): string[] {
   return outputs.join('\n').split('\n')
     .filter((line) => /"level":(50|60)/.test(line) || (!line.startsWith('{') && /Error/.test(line)));
+}
+
+/** For each agent with open work: its lease as stored, and its actor as the replicas describe it. */
+async function whyNotDrained(db: pg.Client, urls: string[]): Promise<string[]> {
+  const { rows } = await db.query(`SELECT w.agent_id, json_agg(json_build_object('id', w.id, 'status', w.status, 'source', w.source,
+      'retry', w.retry_count, 'available_at', w.available_at, 'scheduled_retry_at', w.scheduled_retry_at) ORDER BY w.id) AS open,
+      (SELECT row_to_json(l) FROM agent_leases l WHERE l.agent_id = w.agent_id) AS lease
+    FROM agent_wakeup_requests w WHERE w.status IN ('queued', 'claimed', 'scheduled_retry') GROUP BY w.agent_id`);
+  const found: string[] = [];
+  for (const row of rows) {
+    const views = await Promise.all(urls.map(async (url) => (await call(url, 'GET', `/api/office/agents/${row.agent_id}`))?.body?.actor ?? null));
+    found.push(`not drained: agent ${row.agent_id} at ${Date.now()}: lease ${JSON.stringify(row.lease)}; open ${JSON.stringify(row.open)}; `
+      + `actor as each replica describes it: ${JSON.stringify(views)}`);
+  }
+  return found;
 }

@@ -66,6 +66,8 @@ export interface RowCounts {
   runs: number;
   runsByStatus: Record<string, number>;
   lateResults: number;
+  /** Deadlocks PostgreSQL detected (and broke by failing one transaction) on this database. */
+  deadlocks: number;
   /** Runs that ended failed or interrupted, by their error (the first 80 characters). */
   unsuccessfulRunsByError: Record<string, number>;
 }
@@ -90,6 +92,7 @@ export async function countRows(db: pg.Client): Promise<RowCounts> {
     runs: total(runsByStatus),
     runsByStatus,
     lateResults: Number(late.rows[0].n),
+    deadlocks: Number((await db.query('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n),
     unsuccessfulRunsByError: await countBy(db, 'runs', "status || ': ' || COALESCE(left(error, 80), '-')", "status IN ('failed', 'interrupted')"),
   };
 }

@@ -55,12 +55,16 @@ function print(report: ChaosReport, lease: number): void {
     ['runs', report.counts.runs],
     ['runs_by_status', report.counts.runsByStatus],
     ['late_results_kept', report.counts.lateResults],
+    ['postgres_deadlocks', report.counts.deadlocks],
     ['unsuccessful_runs', report.counts.unsuccessfulRunsByError],
     ['failovers', times.length],
     ['failover_p50_ms', percentile(times, 50)],
     ['failover_max_ms', times.length ? Math.max(...times) : 0],
     ['failover_bound_ms', (lease + 5) * 1000],
     ['failovers_to_the_replacement', report.failovers.filter((f) => f.replacement).length],
+    ['heartbeat_gap_p50_ms', percentile(report.heartbeatGaps, 50)],
+    ['heartbeat_gap_max_ms', report.heartbeatGaps.length ? Math.max(...report.heartbeatGaps) : 0],
+    ['heartbeats_later_than_the_lease', report.lateHeartbeats.length],
     ['drain_ms', report.drainMs],
     ['replica_error_lines', report.replicaErrors.length],
     ['violations', report.violations.length],
@@ -68,9 +72,13 @@ function print(report: ChaosReport, lease: number): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   console.log('\nReplica chaos harness (PostgreSQL)');
   for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  if (report.lockTrouble.length) {
+    console.log('\nDeadlocks and failed heartbeats the replicas logged (count, kind; then the first in full):');
+    for (const { kind, count, first } of report.lockTrouble) console.log(`  ${count} x ${kind}\n    ${first}`);
+  }
   if (report.replicaErrors.length) {
-    console.log('\nReplica errors (first 10, 400 characters each):');
-    for (const line of report.replicaErrors.slice(0, 10)) console.log(`  ${line.slice(0, 400)}`);
+    console.log('\nReplica errors (first 10, 1500 characters each):');
+    for (const line of report.replicaErrors.slice(0, 10)) console.log(`  ${line.slice(0, 1500)}`);
   }
   if (report.violations.length) {
     console.log(`\nINVARIANTS VIOLATED (seed ${report.seed}):`);
