@@ -22,6 +22,8 @@ describe.runIf(process.platform === 'linux')('replica chaos (short)', () => {
     const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const report = await runChaos({
       databaseUrl: database.url, chaosSec: 25, maxKills: 2, leaseSec: LEASE_SEC, seed, killEveryMs: [1_500, 3_000], drainTimeoutMs: 60_000,
+      // The survivors alone take the victim's agents: a replica joining meanwhile is the long run's business.
+      replaceAfterFailover: true,
     });
     const times = report.failovers.map((f) => f.ms);
     const summary = `seed ${seed} (replay: CHAOS_SEED=${seed} npx vitest run test/integration/chaos.postgres.test.ts)\n${JSON.stringify({
