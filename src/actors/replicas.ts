@@ -80,6 +80,8 @@ export class ReplicaMembership {
   private leaving = false;
   private ticking: Promise<void> | null = null;
   private lastRenewedAt: number | null = null;
+  /** Agents whose lease the last heartbeat renewed while no actor of theirs ran here (see releaseUnheld). */
+  private unheldRenewed = new Set<string>();
   private live: readonly string[] = [];
   private renewals = 0;
 
@@ -243,6 +245,7 @@ export class ReplicaMembership {
     this.live = beat.live;
     if (this.leaving) return;
     try {
+      await this.releaseUnheld(beat);
       await this.handOverMisplaced();
       if (beat.orphans > 0) await this.takeOver(true);
     } catch (error) {
@@ -280,6 +283,25 @@ export class ReplicaMembership {
     this.deps.letGo(new Set(held));
     this.deps.log.error({ replica: this.id, agents: held.length, last_renewed_at: this.lastRenewedAt },
       'no lease renewal, and the leases expire before the next heartbeat: letting every agent go');
+  }
+
+  /**
+   * Leases the heartbeat renewed for agents this replica runs no actor for: a release whose
+   * transaction failed (a deadlock) or a self-fence let the agent go here but left its lease in
+   * the database, which every heartbeat would renew for ever, with nobody running the agent. Such a
+   * lease is released when two heartbeats in a row find it (one may race with a take in flight),
+   * and another replica (or this one) takes the agent as an orphan.
+   */
+  private async releaseUnheld(beat: Heartbeat): Promise<void> {
+    const held = this.deps.ownership.held();
+    const unheld = beat.renewed.map((lease) => lease.agent_id).filter((agentId) => !held.has(agentId));
+    const stale = unheld.filter((agentId) => this.unheldRenewed.has(agentId));
+    this.unheldRenewed = new Set(unheld);
+    if (stale.length === 0) return;
+    const now = this.deps.clock.now();
+    await this.deps.store.transaction((tx) => tx.leases.release(this.id, now, stale));
+    this.deps.log.warn({ replica: this.id, agents: stale.length, agent_ids: stale.slice(0, 20) },
+      'released leases this replica kept renewing but runs no actor for; the agents go to whichever replica takes them');
   }
 
   /** Agents that another live replica wins are handed over once no session of theirs runs here. */

@@ -333,6 +333,24 @@ describe('replicas on one PostgreSQL', () => {
       { id: 'r-survivor', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 2 }]);
   });
 
+  it('a lease this replica kept renewing without running the agent (its release failed) is released, and the agent is taken again and runs its wakeup', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    const agent = await createAgent(r1, ws);
+    await beat(r1);
+    expect(await holderOf(r1, agent)).toBe('r1');
+    // What a release whose transaction failed leaves: the agent let go here, its lease still r1's.
+    const membership = r1.scheduler.replicas as unknown as { deps: { ownership: { forget(ids: string[]): void }; letGo(ids: Set<string>): void } };
+    membership.deps.ownership.forget([agent]);
+    membership.deps.letGo(new Set([agent]));
+    const woke = await r1.api('POST', `/api/office/agents/${agent}/wake`, { reason: 'ping' });
+    expect(woke.status).toBe(202);
+
+    for (let i = 0; i < 3; i++) await beat(r1, LEASE_MS / 3);
+    await waitFor(async () => (await r1.api('GET', `/api/office/wakeups/${woke.body.wakeup.id}`)).body.status === 'finished', 'the wakeup to run once the agent is taken again');
+    expect(await holderOf(r1, agent)).toBe('r1');
+  });
+
   it("a routine created and paused through a replica that does not hold its assignee starts and stops its trigger actor on the replica that does", async () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const r2 = await startReplica('r2', new Map([['quick', quick]]));
