@@ -73,6 +73,8 @@ export class PgSignals {
   private handlers: SignalHandlers | null = null;
   private outgoing: unknown[] = [];
   private flushing = false;
+  /** The batch being sent: the next waits for it, since one connection runs one query at a time. */
+  private sending: Promise<void> = Promise.resolve();
   private failedAttempts = 0;
   private reconnectTimer: unknown = null;
   private everListened = false;
@@ -92,7 +94,9 @@ export class PgSignals {
     this.outgoing.push(message);
     if (!this.flushing) {
       this.flushing = true;
-      setImmediate(() => void this.flush());
+      setImmediate(() => {
+        this.sending = this.sending.then(() => this.flush());
+      });
     }
   }
 
