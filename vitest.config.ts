@@ -10,9 +10,13 @@ export default defineConfig({
     pool: 'forks',
     // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
+    // Two files at a time on 2 cores (vitest's default there is one); the PostgreSQL files follow,
+    // one at a time, since their replica processes must keep failover within its bound.
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, POSTGRES_TESTS] } },
-      { extends: true, test: { name: 'postgres', include: [POSTGRES_TESTS], globalSetup: ['test/store/postgresGlobalSetup.ts'] } },
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, POSTGRES_TESTS],
+        maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'postgres', include: [POSTGRES_TESTS], globalSetup: ['test/store/postgresGlobalSetup.ts'],
+        maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });
