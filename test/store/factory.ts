@@ -33,32 +33,45 @@ export type StoreFactory = (hooks?: Partial<StoreHooks>) => Promise<StoreUnderTe
 /** The clock every contract store starts at: a fixed instant, so tests never read the wall clock. */
 export const CONTRACT_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
 
-/** SQLite through createStore: a new file in a new temp dir for each store. */
-export const sqliteStoreFactory: StoreFactory = async (hooks = {}) => {
-  const dir = mkdtempSync(join(tmpdir(), 'office-store-'));
-  const open = (extra: Partial<StoreHooks>): StoreUnderTest => {
-    const clock = { now: CONTRACT_EPOCH };
-    const published: DomainEvent[] = [];
-    const dbPath = join(dir, 'office.db');
-    const store = createStore({ dbPath, sqliteSync: 'NORMAL' },
-      { now: () => clock.now, publish: (events) => published.push(...events), ...extra });
-    const inspect = createInspector({ dbPath });
-    return {
-      store,
-      inspect,
-      clock,
-      published,
-      async reopen(next = extra) {
+/**
+ * A factory from how a backend opens a store and its inspector on one database (`where`), and how it
+ * deletes that database: the clock, the published events, reopen and dispose are the same for all.
+ */
+export function storeFactory<W>(
+  where: () => Promise<{ location: W; remove: () => Promise<void> }>,
+  openAt: (location: W, hooks: StoreHooks) => Promise<{ store: Store; inspect: Inspector }>,
+): StoreFactory {
+  return async (hooks = {}) => {
+    const { location, remove } = await where();
+    const open = async (extra: Partial<StoreHooks>): Promise<StoreUnderTest> => {
+      const clock = { now: CONTRACT_EPOCH };
+      const published: DomainEvent[] = [];
+      const { store, inspect } = await openAt(location, { now: () => clock.now, publish: (events) => published.push(...events), ...extra });
+      const close = async () => {
         await inspect.close();
         await store.close();
-        return open(next);
-      },
-      async dispose() {
-        await inspect.close();
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
+      };
+      return {
+        store, inspect, clock, published,
+        async reopen(next = extra) {
+          await close();
+          return open(next);
+        },
+        async dispose() {
+          await close();
+          await remove();
+        },
+      };
     };
+    return open(hooks);
   };
-  return open(hooks);
-};
+}
+
+/** SQLite through createStore: a new file in a new temp dir for each store. */
+export const sqliteStoreFactory: StoreFactory = storeFactory(
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'office-store-'));
+    return { location: join(dir, 'office.db'), remove: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+  async (dbPath, hooks) => ({ store: createStore({ dbPath, sqliteSync: 'NORMAL' }, hooks), inspect: createInspector({ dbPath }) }),
+);

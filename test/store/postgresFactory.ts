@@ -5,11 +5,10 @@
  */
 import pg from 'pg';
 import { inject } from 'vitest';
-import type { DomainEvent } from '../../src/domain/events.js';
-import { createInspector, createStore, type StoreHooks } from '../../src/persistence/createStore.js';
+import { createInspector, createStore } from '../../src/persistence/createStore.js';
 import type { Store } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
-import { CONTRACT_EPOCH, type StoreFactory, type StoreUnderTest } from './factory.js';
+import { storeFactory, type StoreFactory } from './factory.js';
 
 /** The admin URL with another database in it. */
 export function databaseUrl(adminUrl: string, database: string): string {
@@ -45,31 +44,10 @@ async function migrated(store: Store): Promise<Store> {
   return store;
 }
 
-export const postgresStoreFactory: StoreFactory = async (hooks = {}) => {
-  const database = await freshDatabase();
-  const open = async (extra: Partial<StoreHooks>): Promise<StoreUnderTest> => {
-    const clock = { now: CONTRACT_EPOCH };
-    const published: DomainEvent[] = [];
-    const where = { dbPath: '', databaseUrl: database.url };
-    const store = await migrated(createStore({ ...where, sqliteSync: 'NORMAL' },
-      { now: () => clock.now, publish: (events) => published.push(...events), ...extra }));
-    const inspect = createInspector(where);
-    return {
-      store,
-      inspect,
-      clock,
-      published,
-      async reopen(next = extra) {
-        await inspect.close();
-        await store.close();
-        return open(next);
-      },
-      async dispose() {
-        await inspect.close();
-        await store.close();
-        await database.drop();
-      },
-    };
-  };
-  return open(hooks);
-};
+export const postgresStoreFactory: StoreFactory = storeFactory(
+  async () => {
+    const database = await freshDatabase();
+    return { location: { dbPath: '', databaseUrl: database.url }, remove: database.drop };
+  },
+  async (where, hooks) => ({ store: await migrated(createStore({ ...where, sqliteSync: 'NORMAL' }, hooks)), inspect: createInspector(where) }),
+);
