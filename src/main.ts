@@ -22,7 +22,7 @@ async function main() {
   const inspector = config.inspectUrl ? createWebSocketInspector({ url: config.inspectUrl }) : null;
   const scheduler = await createScheduler({ config, ...(inspector ? { inspect: (event) => inspector.inspect.next?.(event) } : {}) });
   const { url } = await scheduler.start();
-  process.stdout.write(`Office Scheduler listening on ${url} (database ${config.dbPath})\n`);
+  process.stdout.write(`Office Scheduler listening on ${url} (database ${config.databaseUrl ? 'PostgreSQL' : config.dbPath})\n`);
   if (inspector) process.stdout.write(`Actor inspection on: sending to ${config.inspectUrl}\n`);
 
   let stopping = false;
