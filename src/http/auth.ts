@@ -5,9 +5,8 @@ import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../do
 import type { Store, Tx } from '../persistence/store.js';
 import { ServiceError, forbidden } from '../services/errors.js';
 
-export type Principal =
-  | { kind: 'user' }
-  | { kind: 'agent'; agentId: string; workspaceId: string; runId: string };
+export type { Principal } from '../domain/governance.js';
+import { BOOTSTRAP_ADMIN, type Principal } from '../domain/governance.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,7 +60,7 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
     if (!isOfficeApi(request)) return;
     const bearer = bearerOf(request);
     if (bearer !== null && apiToken && safeEqual(bearer, apiToken)) {
-      request.principal = { kind: 'user' };
+      request.principal = BOOTSTRAP_ADMIN;
       return;
     }
     if (bearer) {
@@ -78,7 +77,7 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
       throw new ServiceError('unauthorized', 'invalid or expired bearer token');
     }
     if (apiToken) throw new ServiceError('unauthorized', 'missing bearer token: set Authorization: Bearer <OFFICE_API_TOKEN>');
-    request.principal = { kind: 'user' };
+    request.principal = BOOTSTRAP_ADMIN;
   });
   registerRunTokenReadScope(app, store);
 }
