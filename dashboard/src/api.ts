@@ -50,15 +50,17 @@ export function setToken(token: string | null): void {
   }
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = {};
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+  } catch (error) {
+    // A request the page no longer needs: the query cache expects the abort itself.
+    if (options.signal?.aborted) throw error;
     throw new ApiError(0, 'unreachable', 'Cannot reach the scheduler. Is it running?');
   }
   const text = await response.text();

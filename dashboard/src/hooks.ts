@@ -1,3 +1,4 @@
+import { QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from './api';
 import { useLive } from './live';
@@ -10,28 +11,63 @@ export interface Loaded<T> {
 }
 
 /**
- * GETs `path` (null: nothing yet) and refetches whenever the live stream reports a change, so
- * the page stays current without a reload. The previous data stays on screen while refetching.
+ * The one query cache. The live stream, not a timer or window focus, says when data is stale
+ * (see useLiveRefresh); a failed GET is shown, not retried, since the API's errors are final.
+ */
+export function createQueryClient(): QueryClient {
+  return new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+}
+
+/**
+ * GETs `path` (null: nothing yet) through the query cache, keyed by the path: two components
+ * reading one path share one request. It refetches whenever the live stream reports a change,
+ * unless `live` is false; the previous data stays on screen while refetching.
  */
 export function useApi<T>(path: string | null, options: { live?: boolean } = {}): Loaded<T> {
+  const result = useQuery<T, ApiError>({
+    queryKey: [path],
+    queryFn: ({ signal }) => api<T>('GET', path!, undefined, { signal }),
+    enabled: path !== null,
+    meta: { live: options.live ?? true },
+  });
+  const { refetch } = result;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  return { data: result.data, error: result.error, loading: result.isPending, reload };
+}
+
+/** Marks every live query stale when the stream reports a change; the ones on screen refetch. */
+export function useLiveRefresh(): void {
   const { version } = useLive();
-  const live = options.live ?? true;
-  const [nonce, setNonce] = useState(0);
-  const [state, setState] = useState<{ path: string | null; data: T | undefined; error: ApiError | null }>({ path: null, data: undefined, error: null });
-
+  const client = useQueryClient();
   useEffect(() => {
-    if (path === null) return;
-    let cancelled = false;
-    api<T>('GET', path).then(
-      (data) => { if (!cancelled) setState({ path, data, error: null }); },
-      (error: ApiError) => { if (!cancelled) setState((s) => ({ path, data: s.path === path ? s.data : undefined, error })); },
-    );
-    return () => { cancelled = true; };
-  }, [path, live ? version : 0, nonce]);
+    if (version === 0) return;
+    void client.invalidateQueries({ predicate: (q) => q.meta?.live !== false });
+  }, [version, client]);
+}
 
-  const reload = useCallback(() => setNonce((n) => n + 1), []);
-  const current = state.path === path;
-  return { data: current ? state.data : undefined, error: current ? state.error : null, loading: !current, reload };
+/**
+ * A write from a page: runs `action`, then refetches what is on screen, so the page shows the
+ * change before the stream reports it. `error` holds the last failure until the next attempt.
+ */
+export function useAction(): { run: <R>(action: () => Promise<R>) => Promise<R | undefined>; error: ApiError | null; busy: boolean; clear: () => void } {
+  const client = useQueryClient();
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async <R,>(action: () => Promise<R>): Promise<R | undefined> => {
+    setError(null);
+    setBusy(true);
+    try {
+      const result = await action();
+      await client.invalidateQueries();
+      return result;
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, 'client_error', String(e)));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, [client]);
+  return { run, error, busy, clear: useCallback(() => setError(null), []) };
 }
 
 /** The current time, re-rendered every `everyMs`, for "in 8s" and "3m ago". */

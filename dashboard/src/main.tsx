@@ -1,5 +1,7 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, useEffect, useState, type FormEvent } from 'react';
 import { createRoot } from 'react-dom/client';
+import { createQueryClient, useLiveRefresh } from './hooks';
 import { adoptTokenFromUrl, getToken, onUnauthorized, setToken } from './api';
 import { LiveProvider, useLive } from './live';
 import { AgentDetailPage, AgentsPage } from './pages/Agents';
@@ -9,7 +11,7 @@ import { RunDetailPage, RunsPage } from './pages/Runs';
 import { SettingsPage } from './pages/Settings';
 import { TaskPage } from './pages/Task';
 import { WakeupsPage } from './pages/Wakeups';
-import { Link, match, navigate, useLocation } from './router';
+import { Link, Redirect, Route, Switch, useLocation } from './router';
 import { Modal } from './ui';
 import { useWorkspace, WorkspaceProvider } from './workspace';
 import './styles.css';
@@ -22,17 +24,9 @@ const NAV: Array<[string, string]> = [
   ['/office/settings', 'Settings'],
 ];
 
-function Page() {
-  const { pathname } = useLocation();
+/** Pages that list a workspace's things; with no workspace yet they give way to the empty state. */
+function WorkspacePages() {
   const { workspaces } = useWorkspace();
-  useEffect(() => {
-    if (pathname === '/' || pathname === '/office' || pathname === '/office/') navigate('/office/routines', { replace: true });
-  }, [pathname]);
-  let params: Record<string, string> | null;
-  if ((params = match('/office/routines/:id', pathname))) return <RoutineDetailPage id={params.id!} />;
-  if ((params = match('/office/runs/:id', pathname))) return <RunDetailPage id={params.id!} />;
-  if ((params = match('/office/agents/:id', pathname))) return <AgentDetailPage id={params.id!} />;
-  if ((params = match('/office/tasks/:id', pathname))) return <TaskPage id={params.id!} />;
   if (workspaces && workspaces.length === 0) {
     return (
       <section className="empty-state">
@@ -41,15 +35,34 @@ function Page() {
       </section>
     );
   }
-  if (pathname.startsWith('/office/routines')) return <RoutinesPage />;
-  if (pathname.startsWith('/office/wakeups')) return <WakeupsPage />;
-  if (pathname.startsWith('/office/runs')) return <RunsPage />;
-  if (pathname.startsWith('/office/agents')) return <AgentsPage />;
-  if (pathname.startsWith('/office/settings')) return <SettingsPage />;
-  return <p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p>;
+  return (
+    <Switch>
+      <Route path="/office/routines" component={RoutinesPage} />
+      <Route path="/office/wakeups" component={WakeupsPage} />
+      <Route path="/office/runs" component={RunsPage} />
+      <Route path="/office/agents" component={AgentsPage} />
+      <Route path="/office/settings" component={SettingsPage} />
+      <Route><p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p></Route>
+    </Switch>
+  );
+}
+
+function Page() {
+  return (
+    <Switch>
+      <Route path="/"><Redirect to="/office/routines" replace /></Route>
+      <Route path="/office"><Redirect to="/office/routines" replace /></Route>
+      <Route path="/office/routines/:id">{(params) => <RoutineDetailPage id={params.id} />}</Route>
+      <Route path="/office/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
+      <Route path="/office/agents/:id">{(params) => <AgentDetailPage id={params.id} />}</Route>
+      <Route path="/office/tasks/:id">{(params) => <TaskPage id={params.id} />}</Route>
+      <Route><WorkspacePages /></Route>
+    </Switch>
+  );
 }
 
 function Shell(props: { askToken: () => void }) {
+  useLiveRefresh();
   const { pathname } = useLocation();
   const { connected } = useLive();
   const { workspaces, workspace, select } = useWorkspace();
@@ -96,6 +109,8 @@ function TokenModal(props: { onClose: () => void; onSave: (token: string | null)
   );
 }
 
+const queryClient = createQueryClient();
+
 function App() {
   const [token, setTokenState] = useState(getToken());
   const [asking, setAsking] = useState(false);
@@ -117,4 +132,6 @@ function App() {
 }
 
 adoptTokenFromUrl();
-createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode><QueryClientProvider client={queryClient}><App /></QueryClientProvider></StrictMode>,
+);
