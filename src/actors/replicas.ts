@@ -84,6 +84,11 @@ export class ReplicaMembership {
   private unheldRenewed = new Set<string>();
   private live: readonly string[] = [];
   private renewals = 0;
+  /**
+   * False while the replica boots: its heartbeat already renews the leases join took (a boot of many
+   * agents may outlast a lease), but it takes and hands over nothing until its actors are up.
+   */
+  private rebalancing = false;
 
   constructor(private readonly deps: ReplicaMembershipDeps) {}
 
@@ -128,12 +133,14 @@ export class ReplicaMembership {
     this.live = beat.live;
     this.deps.log.info({ replica: this.id, live: beat.live, orphans: beat.orphans, lease_ms: leaseMs }, 'replica joined');
     if (beat.orphans > 0) await this.takeOver(false);
+    if (!this.leaving) this.schedule();
   }
 
-  /** Starts the heartbeat (PostgreSQL only): every lease / 3. */
+  /** Once the actors are up (PostgreSQL only): heartbeats also take orphans and hand agents over. */
   start(): void {
     if (this.deps.leaseMs === null || this.leaving) return;
-    this.schedule();
+    this.rebalancing = true;
+    if (this.timer === null) this.schedule();
   }
 
   /**
@@ -243,7 +250,7 @@ export class ReplicaMembership {
     const changed = beat.live.join(',') !== this.live.join(',');
     if (changed) this.deps.log.info({ replica: this.id, live: beat.live, was: this.live }, 'the live replicas changed');
     this.live = beat.live;
-    if (this.leaving) return;
+    if (this.leaving || !this.rebalancing) return;
     try {
       await this.releaseUnheld(beat);
       await this.handOverMisplaced();

@@ -316,6 +316,31 @@ describe('replicas on one PostgreSQL', () => {
     expect(metrics).toMatch(/^office_lease_renewals_total 5$/m);
   });
 
+  it('a replica renews the leases it took while it is still booting: a boot that outlasts a lease keeps its agents', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    await createAgent(r1, ws);
+    await r1.scheduler.stop();
+    running.splice(running.indexOf(r1), 1);
+    const clock = new SimulatedClock();
+    clock.set(T0);
+    const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database!.url, OFFICE_REPLICA_ID: 'r2', OFFICE_LEASE_SEC: String(LEASE_SEC) });
+    const booting = await createScheduler({ config, clock, functions: new Map([['quick', quick]]) });
+    try {
+      await booting.replicas.join();
+      expect(booting.replicas.agentsOwned).toBe(1);
+      // A boot that takes longer than a lease: the heartbeat timer keeps the taken lease alive.
+      for (let step = 0; step < 4; step++) {
+        clock.increment(LEASE_MS / 3);
+        await waitFor(() => booting.replicas.leaseRenewals === step + 2, 'a heartbeat during boot');
+      }
+      const lease = await booting.store.read((tx) => tx.leases.held('r2'));
+      expect(lease.map((held) => held.expires_at)).toEqual([clock.now() + LEASE_MS]);
+    } finally {
+      await booting.stop();
+    }
+  });
+
   it('a replica that shuts down hands its agents over at once: the survivor takes them at its next heartbeat, with no lease to wait out', async () => {
     const functions = new Map([['quick', quick]]);
     const leaving = await startReplica('r-leaving', functions);
