@@ -59,6 +59,12 @@ export function toPositional(sql: string): Positional {
 export class PgSql {
   /** The statement in flight: the next waits for it (a unit of work may ask for several at once). */
   private tail: Promise<unknown> = Promise.resolve();
+  /**
+   * The first statement error on this connection. PostgreSQL aborts the whole transaction on it,
+   * even when the caller catches it and goes on (the later statements then fail with 25P02, and a
+   * COMMIT silently rolls back): the unit must end on this error, not on whatever surfaced last.
+   */
+  firstError: unknown = null;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -98,7 +104,10 @@ export class PgSql {
    * instead of relying on the driver's deprecated queueing of concurrent queries.
    */
   private inTurn<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(run, run);
+    const result = this.tail.then(run, run).catch((error: unknown) => {
+      this.firstError ??= error;
+      throw error;
+    });
     this.tail = result.catch(() => undefined);
     return result;
   }

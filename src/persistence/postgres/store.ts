@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
@@ -17,9 +18,12 @@ import { PgSignals } from './notify.js';
 import { PgRoutines } from './routines.js';
 import { PgRuns } from './runs.js';
 import { PgSnapshots } from './snapshots.js';
+import { PgStats } from './stats.js';
 import { PgSql } from './sql.js';
 import { toStorageUnavailable } from './storageFailure.js';
+import { PgSessions } from './sessions.js';
 import { PgSummaries } from './summaries.js';
+import { PgTokens } from './tokens.js';
 import { PgApprovals, PgComments, PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
 
@@ -38,7 +42,12 @@ export interface PostgresStoreOptions extends Omit<SqliteStoreOptions, 'path' | 
 
 /** SQLSTATEs after which a unit of work is run again from its start: a deadlock, a serialization failure. */
 const RETRYABLE = new Set(['40P01', '40001']);
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 8;
+/**
+ * The pause before running a unit again: random, so that the two sides of a deadlock do not retry
+ * in step and meet again, and growing with each attempt (at most ~15, 30, 45… ms).
+ */
+const retryDelayMs = (attempt: number) => Math.round(Math.random() * 15 * attempt);
 const DEFAULT_POOL_SIZE = 10;
 
 /**
@@ -201,13 +210,24 @@ export class PostgresStore implements Store {
         const tx = kind === 'write' ? this.writableTx(repos, events, callbacks) : readOnlyTx(repos);
         value = await work(tx);
         if (kind === 'write') await this.settleEvents(tx, repos.outbox, events);
+        // A statement failed and the work went on (it caught the error): PostgreSQL aborted the
+        // transaction all the same, and COMMIT would quietly roll it back.
+        if (sql.firstError !== null) throw sql.firstError;
         await sql.exec('COMMIT');
         client.release();
-      } catch (error) {
+      } catch (thrown) {
         const broken = await rollback(sql);
         client.release(broken ? true : undefined);
-        const code = (error as { code?: unknown }).code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
+        const error = sql.firstError ?? thrown;
+        const code = sqlState(error);
+        if (code !== null && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+          const delay = retryDelayMs(attempt);
+          this.log.warn({ code, attempt, retry_in_ms: delay, err: error },
+            `a ${kind} transaction was rolled back by PostgreSQL (${code === '40P01' ? 'deadlock' : 'serialization failure'}); running it again`);
+          // A real timer, not the injected clock: a few ms to step out of the other side's way.
+          await sleep(delay);
+          continue;
+        }
         throw this.failure(error);
       }
       if (kind === 'write') this.endOutage();
@@ -249,11 +269,14 @@ export class PostgresStore implements Store {
       wakeups: new PgWakeups(sql),
       runs: new PgRuns(sql),
       summaries: new PgSummaries(sql),
+      sessions: new PgSessions(sql),
       routines: new PgRoutines(sql),
       snapshots: new PgSnapshots(sql),
       outbox: new PgOutbox(sql),
       leases: new PgLeases(sql),
       replicas: new PgReplicas(sql),
+      stats: new PgStats(sql),
+      tokens: new PgTokens(sql),
     };
   }
 
@@ -321,6 +344,11 @@ export class PostgresStore implements Store {
     this.probeTimer = null;
     this.outage = null;
   }
+}
+
+function sqlState(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : null;
 }
 
 /** The server process behind a pooled connection (set once it connected). */
