@@ -34,3 +34,43 @@ export function mayManageRoutine(principal: Principal, routine: { id: string; ow
   if (routine.owner_id === principal.tokenId) return { allowed: true };
   return { allowed: false, reason: `routine ${routine.id} is owned by ${routine.owner_id ?? 'nobody'}; a member may manage only the routines it owns` };
 }
+
+/** The API's tokens: a named credential with a role. The secret itself is never stored (see hashApiToken). */
+export interface ApiToken {
+  id: string;
+  name: string;
+  role: Role;
+  /** sha256 of the secret, hex. */
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** Why a routine paused when its owner's token was revoked; an admin's new owner_id lifts it. */
+export const REVOKED_OWNER_PAUSE_REASON = "owner's token was revoked";
+
+/** Named tokens are issued, listed and revoked by an admin only. */
+export function mayManageTokens(principal: Principal): Permission {
+  if (principal.kind !== 'user') return { allowed: false, reason: 'a run token may not manage API tokens' };
+  if (principal.role !== 'admin') return { allowed: false, reason: `token ${principal.tokenId} is a member; only an admin may create, list or revoke API tokens` };
+  return { allowed: true };
+}
+
+/**
+ * Who owns a routine a principal creates: itself, taken from the credential. Only an admin may name
+ * another owner; a member naming anyone but itself is refused (not silently ignored, so a script that
+ * expects its owner_id to hold learns that it does not).
+ */
+export function ownerForNewRoutine(principal: Principal, requested: string | undefined): { owner: string } | { refused: string } {
+  if (principal.kind !== 'user') return { refused: 'a run token may not create routines' };
+  if (requested === undefined || requested === principal.tokenId) return { owner: principal.tokenId };
+  if (principal.role === 'admin') return { owner: requested };
+  return { refused: `owner_id '${requested}': a member's routines are owned by its own token (${principal.tokenId}); only an admin may set owner_id` };
+}
+
+/** Giving an existing routine another owner is an admin's act. */
+export function mayReassignOwner(principal: Principal, routine: { id: string; owner_id: string }, requested: string): Permission {
+  if (requested === routine.owner_id) return { allowed: true };
+  if (principal.kind === 'user' && principal.role === 'admin') return { allowed: true };
+  return { allowed: false, reason: `owner_id '${requested}': only an admin may give routine ${routine.id} another owner` };
+}

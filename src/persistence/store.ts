@@ -44,6 +44,7 @@ import type {
 } from '../domain/types.js';
 import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { ApiToken } from '../domain/governance.js';
 
 export interface Store {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
@@ -90,6 +91,7 @@ export interface Tx {
   readonly outbox: OutboxRepo;
   readonly leases: LeaseRepo;
   readonly replicas: ReplicaRepo;
+  readonly tokens: TokenRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
    * before it commits; the others see it only after commit (from the outbox row it leaves).
@@ -97,6 +99,23 @@ export interface Tx {
   emit<K extends EventType>(type: K, payload: EventOf<K>['payload']): void;
   /** Runs after commit, never after a rollback. */
   afterCommit(callback: () => void): void;
+}
+
+/** Named API tokens (API.md, "Governance"). Only the secret's hash is stored. */
+export interface TokenRepo {
+  insert(token: ApiToken): Promise<void>;
+  get(id: string): Promise<ApiToken | undefined>;
+  /** The token whose secret hashes to `hash`, revoked or not: the caller tells a revoked one apart. */
+  byHash(hash: string): Promise<ApiToken | undefined>;
+  /** Every token, revoked ones too, oldest first. */
+  list(): Promise<ApiToken[]>;
+  /** Marks the token revoked, in one statement; false when it does not exist or was revoked already. */
+  revoke(id: string, at: number): Promise<boolean>;
+  /**
+   * Pauses, in one statement, the active routines `ownerId` owns, with `reason`; returns them as
+   * they are now. Paused or archived routines are left as they are.
+   */
+  pauseRoutinesOwnedBy(ownerId: string, reason: string, at: number): Promise<Routine[]>;
 }
 
 export interface WorkspaceRepo {

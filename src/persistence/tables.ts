@@ -5,6 +5,7 @@
  */
 import type { ActivityEntry, Agent, Approval, Budget, Comment, ContinuationSummary, InboxItem, Project, Run, Task, Wakeup, Workspace } from '../domain/types.js';
 import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { ApiToken } from '../domain/governance.js';
 
 export interface RowDecoding {
   /** JSON columns and the value a NULL decodes to. */
@@ -101,6 +102,8 @@ export const ROUTINE_RUNS = table<RoutineRun>()('office_routine_runs', [
   'linked_wakeup_id', 'coalesced_into_run_id', 'dispatch_fingerprint', 'scheduled_for', 'delivery_id', 'outcome',
   'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
 ], { json: { trigger_payload: {} }, bool: ['unattended'] });
+
+export const API_TOKENS = table<ApiToken>()('api_tokens', ['id', 'name', 'role', 'token_hash', 'created_at', 'revoked_at']);
 
 /** A row as the driver returns it, decoded: JSON text parsed (NULL to its fallback), 0/1 to booleans. */
 export function decodeRow<T>(decoding: RowDecoding, row: Record<string, unknown>): T {

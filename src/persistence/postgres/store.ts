@@ -21,6 +21,7 @@ import { PgSnapshots } from './snapshots.js';
 import { PgSql } from './sql.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { PgSummaries } from './summaries.js';
+import { PgTokens } from './tokens.js';
 import { PgApprovals, PgComments, PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
 
@@ -271,6 +272,7 @@ export class PostgresStore implements Store {
       outbox: new PgOutbox(sql),
       leases: new PgLeases(sql),
       replicas: new PgReplicas(sql),
+      tokens: new PgTokens(sql),
     };
   }
 

@@ -16,6 +16,7 @@ import { SqliteLeases, SqliteReplicas } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
 import { SqliteSnapshots } from './snapshots.js';
 import { SqliteSummaries } from './summaries.js';
+import { SqliteTokens } from './tokens.js';
 import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
 import { SqliteRoutines } from './routines.js';
 import { SqliteRuns } from './runs.js';
@@ -132,6 +133,7 @@ export class SqliteStore implements Store {
       outbox: new SqliteOutbox(this.sql),
       leases: new SqliteLeases(this.sql),
       replicas: new SqliteReplicas(this.sql),
+      tokens: new SqliteTokens(this.sql),
     };
   }
 

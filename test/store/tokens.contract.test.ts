@@ -1,0 +1,4 @@
+import { sqliteStoreFactory } from './factory.js';
+import { tokenContract } from './tokenContract.js';
+
+tokenContract('SQLite', sqliteStoreFactory);
