@@ -155,6 +155,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const signals = openReplicaSignals(store, owner);
   const replicaSignals = new ReplicaSignals({
     store, feed, log, clock, holds: (agentId) => ownership.holds(agentId), wakeupQueued: (...args) => supervisor.wakeupQueued(...args),
+    wakeupWithdrawn: (...args) => supervisor.wakeupWithdrawn(...args),
     agentChanged: notifier.agentChanged,
     routineChanged: (id) => triggers.routineChanged(id),
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),

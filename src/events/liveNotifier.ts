@@ -29,8 +29,10 @@ export class LiveNotifier implements WakeupNotifier {
     this.feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'queued' } });
   };
 
+  /** Also a feed entry: the stream shows it, and the replica holding the agent hears it (ReplicaSignals.relayed). */
   readonly wakeupWithdrawn = (agentId: string, wakeupId: string): void => {
     this.agentActors().wakeupWithdrawn(agentId, wakeupId);
+    this.feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'cancelled' } });
   };
 
   /** Called after commit, where nobody could handle a failure: it is logged. */

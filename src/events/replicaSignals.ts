@@ -3,7 +3,8 @@
  * persistence/postgres/notify.ts; SQLite has one process and none of this).
  *
  * - A wakeup another replica made claimable reaches the agent actor here if this replica holds
- *   the agent: the same entry as the in-process notification after a local commit.
+ *   the agent: the same entry as the in-process notification after a local commit. So does one
+ *   another replica withdrew (its feed entry says `cancelled`).
  * - This replica's live feed entries go to the others, and theirs come into its feed marked
  *   `relayed` (never sent on again), so every replica's stream shows every replica's events.
  * - So do its committed domain events (their ids and types, and their payloads when small): an
@@ -41,6 +42,8 @@ export interface ReplicaSignalsDeps {
   routineChanged: (routineId: string) => void;
   /** The agent actors' entry for a queued wakeup (Supervisor.wakeupQueued). */
   wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => void;
+  /** Takes a withdrawn wakeup out of its agent actor's inbox (Supervisor.wakeupWithdrawn). */
+  wakeupWithdrawn: (agentId: string, wakeupId: string) => void;
   /** Deadlines of other replicas' outbox claims are timers on this clock. */
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
   /** Takes (for this replica) the outbox events whose claims expired, and delivers them: EventBus.replayUndelivered. */
@@ -154,11 +157,22 @@ export class ReplicaSignals {
   /** Live feed entries of another replica, into this replica's feed; its domain events, to the agents they change. */
   readonly relayed = (messages: unknown[]): void => {
     for (const message of messages) {
-      if (isFeedItem(message)) this.deps.feed.trigger.publish({ item: message, relayed: true });
+      if (isFeedItem(message)) this.feedItemElsewhere(message);
       else if (isRelayedEvent(message)) this.committedElsewhere(message);
       else if (isRoutineChange(message)) this.deps.routineChanged(message.routine_id);
     }
   };
+
+  /**
+   * Into this replica's stream; and a wakeup withdrawn elsewhere (a scheduled retry cancelled by a
+   * reassignment) leaves its actor's inbox here, instead of waiting there until its retry time.
+   */
+  private feedItemElsewhere(item: FeedItem): void {
+    this.deps.feed.trigger.publish({ item, relayed: true });
+    if (item.kind === 'wakeup' && item.status === 'cancelled' && this.deps.holds(item.agent_id)) {
+      this.deps.wakeupWithdrawn(item.agent_id, item.wakeup_id);
+    }
+  }
 
   private committedElsewhere(event: RelayedEvent): void {
     const agentId = (event.payload as { agent_id?: unknown } | null)?.agent_id;

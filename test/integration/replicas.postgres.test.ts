@@ -401,6 +401,30 @@ describe('replicas on one PostgreSQL', () => {
     await waitFor(() => owner.scheduler.triggers.size === 0, 'the trigger actor to stop on the replica holding the assignee');
   });
 
+  it('a scheduled retry cancelled through another replica (the task was reassigned) leaves the inbox of the actor on the replica holding its agent at once', async () => {
+    const functions = new Map<string, AgentFunction>([['quick', quick], ['boom', () => { throw new Error('boom'); }]]);
+    const r1 = await startReplica('r1', functions);
+    const r2 = await startReplica('r2', functions);
+    const ws = await seedWorkspace(r1);
+    const failing = await createAgent(r1, ws, { executor: { kind: 'function', name: 'boom' } });
+    const other = await createAgent(r1, ws);
+    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
+    for (const r of [r1, r2]) await beat(r);
+    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(failing, ['r1', 'r2']))!;
+    const elsewhere = owner === r1 ? r2 : r1;
+    expect(await holderOf(elsewhere, failing)).toBe(owner.id);
+
+    const task = await elsewhere.api('POST', '/api/office/tasks', { workspace_id: ws, title: 'Fix it', assignee_agent_instance_id: failing });
+    expect(task.body).toMatchObject({ title: 'Fix it' });
+    // The clocks stand still: the retry stays scheduled, and the actor holds it in its inbox.
+    const retry = await waitFor(async () => (await owner.api('GET', `/api/office/wakeups?agent_id=${failing}&status=scheduled_retry`)).body[0], 'the failed run to schedule its retry');
+    await waitFor(async () => (await owner.api('GET', `/api/office/agents/${failing}`)).body.actor.queued === 1, 'the retry in the actor inbox');
+
+    expect((await elsewhere.api('PATCH', `/api/office/tasks/${task.body.id}`, { assignee_agent_instance_id: other })).status).toBe(200);
+    expect((await owner.api('GET', `/api/office/wakeups/${retry.id}`)).body).toMatchObject({ status: 'cancelled', cancel_reason: 'retry_stale_assignee' });
+    await waitFor(async () => (await owner.api('GET', `/api/office/agents/${failing}`)).body.actor.queued === 0, 'the withdrawn retry to leave the actor inbox on its replica');
+  });
+
   it("a schedule trigger's actor runs only on the replica holding its routine's assignee, moves with it, and each cron tick fires once across replicas", async () => {
     const functions = new Map([['quick', quick]]);
     const r1 = await startReplica('r1', functions);
