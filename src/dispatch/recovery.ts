@@ -52,7 +52,9 @@ export class RecoverySweep {
 
   /**
    * Sweeps the tasks of one agent now: a resumed agent's open tasks are dispatched at once, not at
-   * the next interval (its wakeups that ended while it was paused are not replayed).
+   * the next interval (its wakeups that ended while it was paused are not replayed). Whichever
+   * replica the resume came through sweeps, holder of the agent or not: the wakeups it writes reach
+   * the holder like any other, and their recovery keys keep a second sweep from doubling them.
    */
   async sweepAgent(agentId: string): Promise<number> {
     try {
@@ -93,7 +95,8 @@ export class RecoverySweep {
     const since = now - workspace.recovery_lookback_hours * HOUR_MS;
     let dispatched = 0;
     for (const task of await tx.tasks.recoveryCandidates(since, workspace.id, agentId)) {
-      if (this.deps.owns && !this.deps.owns(task.assignee_agent_instance_id!)) continue;
+      // The periodic sweep leaves each agent to the replica holding it.
+      if (agentId === undefined && this.deps.owns && !this.deps.owns(task.assignee_agent_instance_id!)) continue;
       const agent = await tx.agents.get(task.assignee_agent_instance_id!);
       if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
       const outcome = await this.recover(tx, agent, task, now);

@@ -425,6 +425,32 @@ describe('replicas on one PostgreSQL', () => {
     await waitFor(async () => (await owner.api('GET', `/api/office/agents/${failing}`)).body.actor.queued === 0, 'the withdrawn retry to leave the actor inbox on its replica');
   });
 
+  it('an agent resumed through a replica that does not hold it has its open tasks dispatched at once, and run on the replica that does', async () => {
+    const r1 = await startReplica('r1', new Map([['quick', quick]]));
+    const r2 = await startReplica('r2', new Map([['quick', quick]]));
+    const ws = await seedWorkspace(r1);
+    const agent = await createAgent(r1, ws);
+    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
+    for (const r of [r1, r2]) await beat(r);
+    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agent, ['r1', 'r2']))!;
+    const elsewhere = owner === r1 ? r2 : r1;
+    expect(await holderOf(elsewhere, agent)).toBe(owner.id);
+
+    expect((await elsewhere.api('PATCH', `/api/office/agents/${agent}`, { status: 'paused' })).status).toBe(200);
+    const task = await elsewhere.api('POST', '/api/office/tasks', { workspace_id: ws, title: 'While paused', assignee_agent_instance_id: agent });
+    // Pinned: claimed for a paused agent, the assignment ends finished with no run, and is not replayed.
+    await waitFor(async () => (await owner.api('GET', `/api/office/wakeups?agent_id=${agent}&status=finished`)).body.length === 1, 'the paused claim to end');
+    expect((await owner.api('GET', `/api/office/runs?task_id=${task.body.id}`)).body).toEqual([]);
+
+    expect((await elsewhere.api('PATCH', `/api/office/agents/${agent}`, { status: 'idle' })).status).toBe(200);
+    const runs = await waitFor(async () => {
+      const listed = (await owner.api('GET', `/api/office/runs?task_id=${task.body.id}`)).body;
+      return listed.length === 1 && listed[0].status === 'succeeded' ? listed : null;
+    }, 'the resumed agent to run its open task');
+    const wakeup = (await owner.api('GET', `/api/office/wakeups/${runs[0].wakeup_id}`)).body;
+    expect(wakeup.reason).toMatch(/recover/i);
+  });
+
   it("a schedule trigger's actor runs only on the replica holding its routine's assignee, moves with it, and each cron tick fires once across replicas", async () => {
     const functions = new Map([['quick', quick]]);
     const r1 = await startReplica('r1', functions);
