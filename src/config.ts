@@ -39,6 +39,7 @@ const ConfigSchema = z.object({
   OFFICE_HOST: z.string().min(1).default('127.0.0.1'),
   OFFICE_PORT: integer(0, 65535).default(7700),
   OFFICE_API_TOKEN: optionalString,
+  OFFICE_SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
   OFFICE_ALLOWED_HOSTS: nameList.default([]),
   OFFICE_API_URL: optionalString.refine((url) => url === undefined || !url.endsWith('/'), {
     message: 'expected a base URL with no trailing slash, such as http://127.0.0.1:7700',
@@ -72,6 +73,8 @@ export interface Config {
   host: string;
   port: number;
   apiToken: string | undefined;
+  /** How long a dashboard sign-in lasts before the person signs in again. */
+  sessionTtlMs: number;
   /** Host header names accepted besides the loopback names and the bound address. */
   allowedHosts: string[];
   apiUrl: string | undefined;
@@ -116,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: c.OFFICE_HOST,
     port: c.OFFICE_PORT,
     apiToken: c.OFFICE_API_TOKEN,
+    sessionTtlMs: c.OFFICE_SESSION_TTL_HOURS * 3_600_000,
     allowedHosts: c.OFFICE_ALLOWED_HOSTS,
     apiUrl: c.OFFICE_API_URL,
     bodyLimitBytes: c.OFFICE_BODY_LIMIT_BYTES,

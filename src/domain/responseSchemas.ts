@@ -141,6 +141,11 @@ export const BudgetSchema = z.object({
   created_at: Timestamp,
 }).meta({ id: 'Budget' });
 
+export const BudgetWithSpendSchema = BudgetSchema.extend({
+  spent_usd: z.number().describe('The cost that runs reported in the current period.'),
+  period_started_at: NullableTimestamp.describe('When the current period began (UTC); null for a `total` budget.'),
+}).meta({ id: 'BudgetWithSpend' });
+
 export const ROUTINE_RUN_STATUSES = ['received', 'task_created', 'dispatched', 'skipped', 'coalesced', 'failed'] as const;
 export const ROUTINE_RUN_OUTCOMES = ['succeeded', 'failed', 'interrupted', 'cancelled'] as const;
 

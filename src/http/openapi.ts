@@ -23,6 +23,7 @@ export const TAGS = {
   Runs: 'Runs: one session of an agent each.',
   Activity: 'The activity feed and the inbox.',
   System: 'Liveness, readiness and metrics, for probes and scrapers; no token needed.',
+  Sessions: 'Dashboard sign-in: a token exchanged for an HttpOnly session cookie, and sign-out.',
 } as const;
 export type Tag = keyof typeof TAGS;
 
@@ -104,8 +105,8 @@ function responseOf(body: ResponseSpec, fallback: string) {
   return { description: body.description, content: { [body.contentType ?? 'application/json']: { schema: body.schema } } };
 }
 
-/** The API token (a person) or, while its run lasts, a run's OFFICE_RUN_TOKEN (an agent). */
-export const OFFICE_SECURITY: Security = [{ apiToken: [] }, { runToken: [] }];
+/** The API token (a person), a dashboard session cookie (a person who signed in) or, while its run lasts, a run's OFFICE_RUN_TOKEN (an agent). */
+export const OFFICE_SECURITY: Security = [{ apiToken: [] }, { sessionCookie: [] }, { runToken: [] }];
 /** Probes and scrapers need no token. */
 export const NO_SECURITY: Security = [];
 /** A webhook trigger's own secret, by its signing mode: none, bearer or hmac_sha256. */
@@ -130,6 +131,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
     components: {
       securitySchemes: {
         apiToken: { type: 'http', scheme: 'bearer', description: 'OFFICE_API_TOKEN. Required on /api/office/* when the server has one set.' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'office_session', description: 'The dashboard session cookie that POST /api/office/session sets. A write authenticated by it must be sent with Content-Type: application/json.' },
         runToken: { type: 'http', scheme: 'bearer', description: 'OFFICE_RUN_TOKEN, given to a run: while the run is running it may read its own workspace and make a few writes (comment, move its own tasks, create subtasks, wake its own agent).' },
         webhookBearer: { type: 'http', scheme: 'bearer', description: 'A webhook trigger with signing_mode `bearer`: Authorization: Bearer <trigger secret>.' },
         webhookSignature: { type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256', description: 'A webhook trigger with signing_mode `hmac_sha256`: `sha256=<hex HMAC-SHA256(secret, raw body)>`.' },

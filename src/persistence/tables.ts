@@ -5,6 +5,7 @@
  */
 import type { ActivityEntry, Agent, Approval, Budget, Comment, ContinuationSummary, InboxItem, Project, Run, Task, Wakeup, Workspace } from '../domain/types.js';
 import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
 
 export interface RowDecoding {
@@ -85,6 +86,8 @@ export const RUNS = table<RunRow>()('runs', [
 
 export const SUMMARIES = table<ContinuationSummary>()('agent_continuation_summaries',
   ['agent_profile_id', 'scope', 'content', 'content_tokens', 'updated_at', 'updated_by_run_id']);
+
+export const SESSIONS = table<Session>()('sessions', ['id', 'secret_hash', 'token_id', 'credential_hash', 'created_at', 'expires_at']);
 
 export const ROUTINES = table<Routine>()('office_routines', [
   'id', 'workspace_id', 'name', 'description', 'assignee_agent_instance_id', 'owner_id', 'status', 'paused_reason',

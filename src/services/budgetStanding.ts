@@ -4,7 +4,7 @@
  */
 import { periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { dailyCapReached, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
-import type { Agent } from '../domain/types.js';
+import type { Agent, Budget } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 
 /** Every budget that applies to work by this agent (on a task of this project, if any), with its spend. */
@@ -25,4 +25,13 @@ export async function dailyCapOf(tx: Tx, agent: Agent, now: number): Promise<Dai
   if (agent.daily_run_cap === null && agent.daily_cost_cap_usd === null) return null;
   const since = startOfUtcDay(now);
   return dailyCapReached(agent, { runs: await tx.runs.countStartedSince(agent.id, since), costUsd: await tx.runs.costSince(agent.id, since) });
+}
+
+/** A workspace's budgets (or every budget), each with what runs spent in its current period. */
+export async function budgetsWithSpend(tx: Tx, workspaceId: string | undefined, now: number): Promise<Array<Budget & { spent_usd: number; period_started_at: number | null }>> {
+  const budgets = await tx.budgets.list(workspaceId);
+  return Promise.all(budgets.map(async (budget) => {
+    const since = periodStart(budget.period, now);
+    return { ...budget, spent_usd: await tx.budgets.spend(budget.scope, budget.scope_id, since), period_started_at: budget.period === 'total' ? null : since };
+  }));
 }

@@ -8,7 +8,8 @@ import {
 import type { Task } from '../../domain/types.js';
 import { forbidden, notFound } from '../../services/errors.js';
 import type { Actor } from '../../services/tasks.js';
-import { ApprovalSchema, BudgetSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
+import { ApprovalSchema, BudgetSchema, BudgetWithSpendSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
+import { budgetsWithSpend } from '../../services/budgetStanding.js';
 import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
@@ -102,8 +103,8 @@ export function taskRoutes(ctx: AppContext) {
       body: CreateBudgetBody } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.tasks.createBudget(req.body))));
     r.get('/api/office/budgets', { schema: {
-      ...operation({ operationId: 'listBudgets', summary: 'List budgets', tag: 'Budgets', success: { 200: z.array(BudgetSchema) }, errors: LIST_ERRORS }),
+      ...operation({ operationId: 'listBudgets', summary: 'List budgets, each with its spend in the current period', tag: 'Budgets', success: { 200: z.array(BudgetWithSpendSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.budgets.list(req.query.workspace_id))));
+      toApi(await ctx.store.read((tx) => budgetsWithSpend(tx, req.query.workspace_id, ctx.clock.now()))));
   };
 }

@@ -20,6 +20,7 @@ import { PgRuns } from './runs.js';
 import { PgSnapshots } from './snapshots.js';
 import { PgSql } from './sql.js';
 import { toStorageUnavailable } from './storageFailure.js';
+import { PgSessions } from './sessions.js';
 import { PgSummaries } from './summaries.js';
 import { PgTokens } from './tokens.js';
 import { PgApprovals, PgComments, PgTasks } from './tasks.js';
@@ -267,6 +268,7 @@ export class PostgresStore implements Store {
       wakeups: new PgWakeups(sql),
       runs: new PgRuns(sql),
       summaries: new PgSummaries(sql),
+      sessions: new PgSessions(sql),
       routines: new PgRoutines(sql),
       snapshots: new PgSnapshots(sql),
       outbox: new PgOutbox(sql),

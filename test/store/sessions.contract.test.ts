@@ -1,0 +1,4 @@
+import { sqliteStoreFactory } from './factory.js';
+import { sessionContract } from './sessionContract.js';
+
+sessionContract('SQLite', sqliteStoreFactory);
