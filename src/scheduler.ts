@@ -20,6 +20,7 @@ import { createLiveFeed, type LiveFeed } from './events/liveFeed.js';
 import { LiveNotifier } from './events/liveNotifier.js';
 import { OutboxAcknowledger } from './events/outboxAcknowledger.js';
 import { ReplicaSignals } from './events/replicaSignals.js';
+import { announceCancelledRun, stopCancelledSessions } from './events/runStops.js';
 import { registerSubscribers } from './events/subscribers/index.js';
 import { createExecutors } from './executors/index.js';
 import { stopLeftoverSessions } from './executors/sessions.js';
@@ -31,6 +32,7 @@ import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
 import { RoutineService } from './services/routines.js';
+import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
 import { WakeupService } from './services/wakeups.js';
 
@@ -115,7 +117,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
   const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
-  const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec });
+  const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec, stopGraceMs: config.shutdownGraceMs });
 
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups, owner,
@@ -127,6 +129,9 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
     agentChanged: notifier.agentChanged,
   });
+  // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
+  const runCancels = new RunCancelService({ store, clock, log, wakeups, stopSession: (run) => announceCancelledRun(feed, run) });
+  const stopCancelListener = stopCancelledSessions(feed, (runId) => pipeline.stopSession(runId));
   supervisor = new Supervisor({
     store, clock, log, ownership, inspect: options.inspect,
     process: (wakeupId, fence) => pipeline.process(wakeupId, fence),
@@ -163,7 +168,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
 
   const app = await buildApp({
-    config, store, clock, org, tasks, wakeups, routines, supervisor, feed, replicaId: owner,
+    config, store, clock, org, tasks, wakeups, routines, runCancels, supervisor, feed, replicaId: owner,
     isReady: () => ready,
     metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
   }, log);
@@ -206,6 +211,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await replicas.leave();
       await app.close();
       stopRelay();
+      stopCancelListener();
       replicaSignals.stop();
       await signals?.close();
       // Events waiting for a retry stay in the outbox; the next boot delivers them again.

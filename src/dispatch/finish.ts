@@ -6,6 +6,7 @@
 import { planRetry } from '../domain/backoff.js';
 import type { Agent, Run, Wakeup } from '../domain/types.js';
 import { agentErrorKey } from '../domain/idempotency.js';
+import { provenanceOf } from '../domain/provenance.js';
 import type { Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId } from '../services/ids.js';
@@ -69,6 +70,12 @@ export async function finishRun(
  * run's late_result_json. Never a second succeeded run for the wakeup.
  */
 async function recordLateResult(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, status: Run['status'], fence: Fence, now: number) {
+  if ((await tx.runs.get(run.id))?.status === 'cancelled') {
+    await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_result_after_cancel',
+      `the session ended ${status} after its run was cancelled; its result is kept on the run as late_result_json, not recorded`,
+      now, { late_status: status });
+    return;
+  }
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_result_fenced_out',
     `the run ended ${status} after this replica lost the agent (epoch ${fence.epoch}); its result is kept on the run as late_result_json, not recorded`,
     now, { owner: fence.owner_id, epoch: fence.epoch, late_status: status }, 'warn');
@@ -148,15 +155,16 @@ async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, age
   // A coordinator is not woken about its own failure: that would loop on a broken coordinator.
   const notify = coordinator && coordinator.id !== wakeup.agent_id ? coordinator : null;
   if (notify) {
+    // Waking the coordinator is the failed run's follow-on work: done for the same person, under the same caps.
     await ctx.wakeups.enqueue(tx, {
       agent_id: notify.id, source: 'agent_error', reason: `${agent.name} failed`,
       payload: { agent_profile_id: wakeup.agent_id, run_id: run.id, error: errorText.slice(-4000) },
-      idempotency_key: agentErrorKey(wakeup.id),
+      idempotency_key: agentErrorKey(wakeup.id), provenance: provenanceOf(run),
     }, now);
   }
   await recordDecision(tx, ctx.log, {
     workspace_id: wakeup.workspace_id, code: 'wakeup_escalated', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
-    wakeup_id: wakeup.id, run_id: run.id,
+    wakeup_id: wakeup.id, run_id: run.id, ...provenanceOf(wakeup),
     message: `failed after ${retryCount} retries; ${notify ? `escalated to ${notify.name}` : 'no coordinator to escalate to'}`,
     details: { coordinator_id: notify?.id ?? null, retry_count: retryCount },
   }, now, 'error');

@@ -19,8 +19,13 @@ export interface LaunchRequest {
   apiUrl: string;
   runToken: string;
   sessionKey: string | null;
-  /** Aborting kills the session (used on shutdown). */
+  /** Aborting stops the session (shutdown, a lost agent, a cancel): SIGTERM, then SIGKILL after `stopGraceMs`. */
   signal?: AbortSignal;
+  /**
+   * How long a stopped command session (aborted, timed out, or left by a dead scheduler) gets between
+   * SIGTERM and SIGKILL of its process group: OFFICE_SHUTDOWN_GRACE_MS. Default: KILL_GRACE_MS.
+   */
+  stopGraceMs?: number;
   /** Called once the session has actually started (process spawned / request sent). */
   onStarted?: () => void;
   /** Called with the session's process identity, for command sessions, as soon as it runs. */

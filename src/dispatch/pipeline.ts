@@ -171,6 +171,22 @@ export class RunPipeline {
   }
 
   /**
+   * A person cancelled this run (its row already says `cancelled`, its wakeup too): its session, if
+   * it runs here, is stopped the way a timeout or a shutdown stops it. The result that follows is
+   * fenced out by the cancel (runs.close finds the run no longer running): it is kept as the run's
+   * late_result_json and never makes it succeeded. False when no session of the run runs here.
+   */
+  stopSession(runId: string): boolean {
+    const entry = this.inFlight.get(runId);
+    if (!entry) return false;
+    if (!entry.controller.signal.aborted) {
+      entry.controller.abort();
+      this.ctx.log.info({ run_id: runId, agent_id: entry.agentId }, 'stopping a session: its run was cancelled');
+    }
+    return true;
+  }
+
+  /**
    * This process lost these agents: their sessions are stopped (the abort path). Each ends
    * `interrupted`, and its finish, fenced out, only keeps the result as late_result_json: the new
    * owner settles the run. Returns how many sessions were told to stop.

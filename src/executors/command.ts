@@ -46,8 +46,8 @@ const WATCHDOG_SCRIPT = [
 /** argv[0] of every watchdog, so an operator (or a test) can tell them apart in `ps`. */
 export const WATCHDOG_NAME = 'office-session-watchdog';
 
-function startWatchdog(pgid: number): ChildProcess {
-  const graceSec = String(Math.ceil(KILL_GRACE_MS / 1000));
+function startWatchdog(pgid: number, graceMs: number): ChildProcess {
+  const graceSec = String(Math.ceil(graceMs / 1000));
   return spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, WATCHDOG_NAME, String(pgid), graceSec], {
     stdio: ['pipe', 'ignore', 'ignore'],
     windowsHide: true,
@@ -103,8 +103,9 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
         return;
       }
 
+      const graceMs = request.stopGraceMs ?? KILL_GRACE_MS;
       const stop = () => {
-        if (child.pid !== undefined) killGroup(child.pid);
+        if (child.pid !== undefined) killGroup(child.pid, graceMs);
       };
       const onAbort = () => {
         if (settled) return;
@@ -129,7 +130,7 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
       };
       if (child.pid !== undefined) {
         try {
-          const started = startWatchdog(child.pid);
+          const started = startWatchdog(child.pid, graceMs);
           let running = false;
           started.once('spawn', () => { running = true; });
           // After its spawn, an error is a failed kill of a watchdog that is already gone.

@@ -16,6 +16,8 @@ export interface Executors {
 export interface ExecutorOptions {
   /** OFFICE_RUN_TIMEOUT_SEC: the timeout of every run whose executor sets no `timeout_sec`. Required: no run goes on for ever. */
   runTimeoutSec: number;
+  /** OFFICE_SHUTDOWN_GRACE_MS: how long a stopped session gets between SIGTERM and SIGKILL, unless its request says. */
+  stopGraceMs?: number;
 }
 
 /** One entry point for every executor kind; `functions` backs the in-process `function` kind. */
@@ -25,6 +27,7 @@ export function createExecutors(functions: Map<string, AgentFunction>, options: 
     launch(given, request) {
       // No run goes on for ever: a hung agent would hold its slot and stop its agent's queue.
       const spec = given.timeout_sec === undefined ? { ...given, timeout_sec: options.runTimeoutSec } : given;
+      request = request.stopGraceMs === undefined && options.stopGraceMs !== undefined ? { ...request, stopGraceMs: options.stopGraceMs } : request;
       switch (spec.kind) {
         case 'command':
           return commandExecutor.launch(spec, request);

@@ -6,6 +6,7 @@ import type { OrgService } from '../services/org.js';
 import type { TaskService } from '../services/tasks.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { RoutineService } from '../services/routines.js';
+import type { RunCancelService } from '../services/runCancel.js';
 import type { LiveFeed } from '../events/liveFeed.js';
 
 /** What the routes call. Routes stay thin: they validate, call a service, and shape the answer. */
@@ -17,6 +18,8 @@ export interface AppContext {
   tasks: TaskService;
   wakeups: WakeupService;
   routines: RoutineService;
+  /** Stopping a run in flight (POST /api/office/runs/:id/cancel). */
+  runCancels: RunCancelService;
   supervisor: Supervisor;
   feed: LiveFeed;
   /** The owner of this process's agent leases: its replica id (with SQLite, one per boot). */

@@ -10,11 +10,14 @@ import {
   ActivityEntrySchema, InboxItemSchema, RunSchema, WakeupDetailSchema, WakeupSchema,
 } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
-import { LIST_ERRORS, READ_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
+const CancelRunBody = z.strictObject({
+  reason: z.string().min(1).max(2000).optional().describe('Why the run is stopped: kept in its error and in the activity entry.'),
+});
 
 /** Wakeups, runs, activity and the inbox: the read side that answers "why?". */
 export function observeRoutes(ctx: AppContext) {
@@ -46,6 +49,14 @@ export function observeRoutes(ctx: AppContext) {
         description: 'A run token may read only its own agent\'s runs.' }),
       params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
+
+    r.post('/api/office/runs/:id/cancel', { schema: {
+      ...operation({ operationId: 'cancelRun', summary: 'Stop a running run', tag: 'Runs', success: { 200: RunSchema }, errors: WRITE_ERRORS, optionalBody: true,
+        description: 'Stops the session (a command\'s process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent\'s request is aborted). '
+          + 'The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. '
+          + 'A member may cancel only the runs of routines it owns; an admin any run.' }),
+      params: IdParams, body: CancelRunBody.nullish() } }, async (req) =>
+      toApi(await ctx.runCancels.cancel(req.params.id, req.principal, req.body?.reason ?? null)));
 
     r.get('/api/office/activity', { schema: {
       ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),

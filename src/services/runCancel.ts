@@ -1,0 +1,97 @@
+/**
+ * Stopping a run in flight (API.md, "Governance": POST /api/office/runs/:id/cancel). The cancel is
+ * recorded first, as a fenced close of the run (runs.close with status `cancelled`): from then on the
+ * session's own result finds the run no longer running and is only kept as its late result, so a
+ * result arriving after the cancel never makes it succeeded. After the commit the session is stopped
+ * wherever it runs: here, or on the replica holding the agent (the stop is relayed to it).
+ */
+import type { Logger } from 'pino';
+import type { Principal } from '../domain/governance.js';
+import { RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
+import type { Routine } from '../domain/routines.js';
+import type { Run, Wakeup } from '../domain/types.js';
+import type { Clock } from '../machines/clock.js';
+import type { Fence, Store, Tx } from '../persistence/store.js';
+import { recordDecision } from './activity.js';
+import { conflict, forbidden, notFound } from './errors.js';
+import type { WakeupService } from './wakeups.js';
+
+export interface RunCancelDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  wakeups: WakeupService;
+  /** After commit: stop the run's session where it runs (this process, or the replica holding its agent). */
+  stopSession: (run: Pick<Run, 'id' | 'agent_id'>) => void;
+}
+
+export class RunCancelService {
+  constructor(private readonly deps: RunCancelDeps) {}
+
+  /** Cancels a running run: 404 unknown, 403 not the caller's to stop, 409 already ended. Returns the run as cancelled. */
+  async cancel(runId: string, principal: Principal, reason: string | null): Promise<Run> {
+    const { store, clock } = this.deps;
+    return store.transaction(async (tx) => {
+      const run = await tx.runs.get(runId);
+      if (!run) throw notFound('run', runId);
+      const permission = mayCancelRun(principal, run, await this.routineOf(tx, run));
+      if (!permission.allowed) throw forbidden(permission.reason);
+      if (run.status !== 'running') throw alreadyEnded(run);
+
+      const now = clock.now();
+      const by = principal.kind === 'user' ? `token ${principal.tokenId}` : `agent ${principal.agentId}`;
+      const ended = { status: 'cancelled' as const, result_json: run.result_json, error: cancelledError(by, reason), cost_usd: null, finished_at: now };
+      // The agent's holder's fence, whoever that is: a person's cancel is not the owner's act, but a
+      // close under a fence that moved on (the agent changing hands) would race the new owner's recovery.
+      const fence = await holderFence(tx, run.agent_id);
+      const closed = fence ? await tx.runs.close(run.id, ended, null, fence) : null;
+      if (!closed?.closed) {
+        const current = await tx.runs.get(run.id);
+        // Thrown: the transaction rolls back, so the refused close leaves nothing behind.
+        throw current && current.status !== 'running' ? alreadyEnded(current)
+          : conflict(`run '${run.id}' cannot be cancelled while its agent '${run.agent_id}' changes hands between replicas; try again in a few seconds`);
+      }
+      this.deps.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
+      tx.emit('run.finished', { run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id, task_id: run.task_id, status: 'cancelled', cost_usd: null });
+      await this.endWakeup(tx, run, by, reason, now);
+      tx.afterCommit(() => this.deps.stopSession(run));
+      return { ...run, ...ended };
+    });
+  }
+
+  /**
+   * The run's wakeup ends `cancelled` (run_cancelled): no retry, no escalation, and its routine run's
+   * outcome is `cancelled`, which a routine does not count as a failed run.
+   */
+  private async endWakeup(tx: Tx, run: Run, by: string, reason: string | null, now: number) {
+    const wakeup = await tx.wakeups.get(run.wakeup_id);
+    const open = wakeup && wakeup.run_id === run.id && wakeup.status === 'claimed';
+    if (open) {
+      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: RUN_CANCELLED_REASON, finished_at: now });
+      await this.deps.wakeups.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+    }
+    await recordDecision(tx, this.deps.log, {
+      workspace_id: run.workspace_id, code: 'run_cancelled', agent_id: run.agent_id, task_id: run.task_id, wakeup_id: run.wakeup_id,
+      run_id: run.id, routine_id: run.routine_id,
+      message: `run cancelled by ${by}${reason ? `: ${reason}` : ''}; its session is stopped and its wakeup ends cancelled (${RUN_CANCELLED_REASON}), not retried`,
+      details: { reason, by, wakeup_status_before: wakeup?.status ?? null },
+    }, now, 'warn');
+  }
+
+  /** The routine that caused the run: through its wakeup's routine run, else the routine its wakeup named. */
+  private async routineOf(tx: Tx, run: Run): Promise<Routine | null> {
+    const wakeup: Wakeup | undefined = await tx.wakeups.get(run.wakeup_id);
+    const routineRun = wakeup?.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id) : undefined;
+    const routineId = routineRun?.routine_id ?? run.routine_id;
+    return routineId ? (await tx.routines.get(routineId)) ?? null : null;
+  }
+}
+
+function alreadyEnded(run: Run) {
+  return conflict(`run '${run.id}' already ended ${run.status}; only a running run can be cancelled`);
+}
+
+async function holderFence(tx: Tx, agentId: string): Promise<Fence | undefined> {
+  const lease = await tx.leases.leaseOf(agentId);
+  return lease ? { owner_id: lease.owner_id, epoch: lease.epoch } : undefined;
+}
