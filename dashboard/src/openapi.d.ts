@@ -443,26 +443,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/office/runs/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stop a running run
-         * @description Stops the session (a command's process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent's request is aborted). The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. A member may cancel only the runs of routines it owns; an admin any run.
-         */
-        post: operations["cancelRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/office/activity": {
         parameters: {
             query?: never;
@@ -489,6 +469,46 @@ export interface paths {
         };
         /** Inbox items: agent errors and approvals awaiting a person */
         get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/office/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Wakeups by outcome and cost, per minute, hour or day
+         * @description Every bucket of the range, zeros included, counted in SQL. A range over the bucket limit is a 400 naming `from`.
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/office/stats/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The runs of a range, for a timeline
+         * @description Runs that had started and overlap the range (default: the last 24 hours), oldest start first, at most 2000.
+         */
+        get: operations["getRunTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -677,6 +697,88 @@ export interface components {
             kind: "function";
             name: string;
             timeout_sec?: number;
+        };
+        WakeupsPoint: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            starts_at: string;
+            /** @description Wakeups that ended finished in the bucket. */
+            finished: number;
+            /** @description Wakeups that ended skipped in the bucket. */
+            skipped: number;
+            /** @description Wakeups that ended coalesced in the bucket. */
+            coalesced: number;
+            /** @description Wakeups that ended failed in the bucket. */
+            failed: number;
+            /** @description Wakeups that ended cancelled in the bucket. */
+            cancelled: number;
+        };
+        CostPoint: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            starts_at: string;
+            /** @description Sum of the costs runs reported in the bucket. */
+            cost_usd: number;
+            /** @description Runs that reported a cost in the bucket. */
+            runs: number;
+        };
+        /** @description Wakeups by outcome and cost, per bucket, counted in SQL. */
+        Stats: {
+            workspace_id: string;
+            agent_id: string | null;
+            /** @enum {string} */
+            bucket: "minute" | "hour" | "day";
+            bucket_sec: number;
+            /**
+             * Format: date-time
+             * @description Start of the first bucket.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range, exclusive.
+             */
+            to: string;
+            /** @description Every bucket of the range, oldest first, with the wakeups that ended in it by outcome. */
+            wakeups: components["schemas"]["WakeupsPoint"][];
+            /** @description Every bucket of the range, oldest first, with the cost reported in it. */
+            cost: components["schemas"]["CostPoint"][];
+        };
+        RunSpan: {
+            id: string;
+            agent_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "interrupted" | "cancelled";
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            started_at: string;
+            /** @description Null while it runs. */
+            finished_at: string | null;
+        };
+        /** @description The runs of a range, one bar each, for a timeline. */
+        Timeline: {
+            workspace_id: string;
+            agent_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            to: string;
+            /** @description Runs that had started and overlap the range, oldest start first, at most 2000. */
+            runs: components["schemas"]["RunSpan"][];
+            /** @description True when more than 2000 runs overlap the range: narrow it to see the rest. */
+            truncated: boolean;
         };
         ExecutorSpec: {
             /** @constant */
@@ -4637,134 +4739,6 @@ export interface operations {
             };
         };
     };
-    cancelRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Why the run is stopped: kept in its error and in the activity entry. */
-                    reason?: string;
-                } | null;
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-            /** @description Invalid input (validation_error), naming the offending field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A run token may not do this, or an owner rule forbids it. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An id names nothing. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request conflicts with the resource's state. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     listActivity: {
         parameters: {
             query?: {
@@ -4876,6 +4850,172 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStats: {
+        parameters: {
+            query: {
+                workspace_id: string;
+                /** @description Only this agent's wakeups and costs. */
+                agent_id?: string;
+                /** @description Start of the range (rounded down to its bucket). Default: 60 buckets before `to` (30 for days). */
+                from?: string;
+                /** @description End of the range, exclusive. Default: now. */
+                to?: string;
+                /** @description Bucket width: minute, hour or day (UTC days). At most 1440 buckets per request. */
+                bucket?: "minute" | "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Wakeups by outcome and cost, per bucket, counted in SQL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRunTimeline: {
+        parameters: {
+            query: {
+                workspace_id: string;
+                /** @description Only this agent's runs. */
+                agent_id?: string;
+                /** @description Start of the range. Default: 24 hours before `to`. */
+                from?: string;
+                /** @description End of the range, exclusive. Default: now. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs of a range, one bar each, for a timeline. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -44,7 +44,7 @@ import type {
 } from '../domain/types.js';
 import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
-import type { Session } from '../domain/sessions.js';
+import type { Bucket, CostInBucket, RunSpan, TimeRange, WakeupOutcomeCount } from '../domain/stats.js';
 import type { ApiToken } from '../domain/governance.js';
 
 export interface Store {
@@ -87,12 +87,12 @@ export interface Tx {
   readonly wakeups: WakeupRepo;
   readonly runs: RunRepo;
   readonly summaries: SummaryRepo;
-  readonly sessions: SessionRepo;
   readonly routines: RoutineRepo;
   readonly snapshots: SnapshotRepo;
   readonly outbox: OutboxRepo;
   readonly leases: LeaseRepo;
   readonly replicas: ReplicaRepo;
+  readonly stats: StatsRepo;
   readonly tokens: TokenRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
@@ -625,15 +625,22 @@ export interface OutboxRepo {
   park(id: number, error: string, at: number): Promise<void>;
 }
 
-/** Dashboard sessions (sign-in): found by the hash of the cookie's secret, and only while unexpired. */
-export interface SessionRepo {
-  insert(session: Session): Promise<void>;
-  /** The session whose secret hashes to `secretHash`, if it has not expired at `now`. */
-  live(secretHash: string, now: number): Promise<Session | undefined>;
-  /** Signs one session out. */
-  remove(id: string): Promise<void>;
-  /** Ends every session exchanged for a token (its revocation); returns how many. */
-  removeForToken(tokenId: string): Promise<number>;
-  /** Forgets sessions that expired at or before `now`; returns how many. */
-  removeExpired(now: number): Promise<number>;
+/** What a stats read is about: a workspace's range, of one agent when given. */
+export interface StatsScope extends TimeRange {
+  workspace_id: string;
+  agent_id?: string | undefined;
+}
+
+/**
+ * The aggregates behind the dashboard's charts, each ONE statement that groups in SQL: the rows are
+ * counted where they are, never carried to the caller one by one. Bucket starts are epoch
+ * milliseconds aligned to the bucket width (domain/stats.ts).
+ */
+export interface StatsRepo {
+  /** Wakeups that ended (finished, skipped, coalesced, failed, cancelled) inside the range, by the bucket of their finished_at and their status. */
+  wakeupOutcomes(scope: StatsScope, bucket: Bucket): Promise<WakeupOutcomeCount[]>;
+  /** Reported costs (the cost ledger) inside the range, summed by the bucket of their created_at. */
+  costs(scope: StatsScope, bucket: Bucket): Promise<CostInBucket[]>;
+  /** Runs that had started and overlap the range (started before its end, not finished before its start), oldest start first, at most `limit`. */
+  runSpans(scope: StatsScope, limit: number): Promise<RunSpan[]>;
 }

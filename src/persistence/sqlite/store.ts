@@ -15,7 +15,7 @@ import { migrate } from './migrate.js';
 import { SqliteLeases, SqliteReplicas } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
 import { SqliteSnapshots } from './snapshots.js';
-import { SqliteSessions } from './sessions.js';
+import { SqliteStats } from './stats.js';
 import { SqliteSummaries } from './summaries.js';
 import { SqliteTokens } from './tokens.js';
 import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
@@ -129,12 +129,12 @@ export class SqliteStore implements Store {
       wakeups: new SqliteWakeups(this.sql),
       runs: new SqliteRuns(this.sql),
       summaries: new SqliteSummaries(this.sql),
-      sessions: new SqliteSessions(this.sql),
       routines: new SqliteRoutines(this.sql),
       snapshots: new SqliteSnapshots(this.sql),
       outbox: new SqliteOutbox(this.sql),
       leases: new SqliteLeases(this.sql),
       replicas: new SqliteReplicas(this.sql),
+      stats: new SqliteStats(this.sql),
       tokens: new SqliteTokens(this.sql),
     };
   }
