@@ -7,11 +7,13 @@ import { registerAuth } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerHostGuard } from './hostGuard.js';
+import { registerSessions } from './session.js';
 import { swaggerOptions } from './openapi.js';
 import { orgRoutes } from './routes/org.js';
 import { observeRoutes } from './routes/observe.js';
 import { routineRoutes } from './routes/routines.js';
 import { statsRoutes } from './routes/stats.js';
+import { sessionRoutes } from './routes/session.js';
 import { systemRoutes } from './routes/system.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -39,6 +41,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(fastifySwagger, swaggerOptions);
   // Before authentication: a foreign Host is refused whoever asks.
   registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
+  registerSessions(app, ctx, logger);
   registerAuth(app, ctx.store, ctx.config.apiToken);
 
   await app.register(systemRoutes(ctx));
@@ -48,6 +51,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(statsRoutes(ctx));
   await app.register(routineRoutes(ctx));
   await app.register(webhookRoutes(ctx));
+  await app.register(sessionRoutes());
   await app.register(dashboardRoutes());
   // The document does not describe itself.
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

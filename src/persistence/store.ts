@@ -45,6 +45,7 @@ import type {
 import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
 import type { Bucket, CostInBucket, RunSpan, TimeRange, WakeupOutcomeCount } from '../domain/stats.js';
+import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
 
 export interface Store {
@@ -87,6 +88,7 @@ export interface Tx {
   readonly wakeups: WakeupRepo;
   readonly runs: RunRepo;
   readonly summaries: SummaryRepo;
+  readonly sessions: SessionRepo;
   readonly routines: RoutineRepo;
   readonly snapshots: SnapshotRepo;
   readonly outbox: OutboxRepo;
@@ -623,6 +625,19 @@ export interface OutboxRepo {
   remove(ids: number[]): Promise<void>;
   /** Keeps a poisoned event for inspection and out of every later replay. */
   park(id: number, error: string, at: number): Promise<void>;
+}
+
+/** Dashboard sessions (sign-in): found by the hash of the cookie's secret, and only while unexpired. */
+export interface SessionRepo {
+  insert(session: Session): Promise<void>;
+  /** The session whose secret hashes to `secretHash`, if it has not expired at `now`. */
+  live(secretHash: string, now: number): Promise<Session | undefined>;
+  /** Signs one session out. */
+  remove(id: string): Promise<void>;
+  /** Ends every session exchanged for a token (its revocation); returns how many. */
+  removeForToken(tokenId: string): Promise<number>;
+  /** Forgets sessions that expired at or before `now`; returns how many. */
+  removeExpired(now: number): Promise<number>;
 }
 
 /** What a stats read is about: a workspace's range, of one agent when given. */

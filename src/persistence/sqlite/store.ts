@@ -16,6 +16,7 @@ import { SqliteLeases, SqliteReplicas } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
 import { SqliteSnapshots } from './snapshots.js';
 import { SqliteStats } from './stats.js';
+import { SqliteSessions } from './sessions.js';
 import { SqliteSummaries } from './summaries.js';
 import { SqliteTokens } from './tokens.js';
 import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
@@ -129,6 +130,7 @@ export class SqliteStore implements Store {
       wakeups: new SqliteWakeups(this.sql),
       runs: new SqliteRuns(this.sql),
       summaries: new SqliteSummaries(this.sql),
+      sessions: new SqliteSessions(this.sql),
       routines: new SqliteRoutines(this.sql),
       snapshots: new SqliteSnapshots(this.sql),
       outbox: new SqliteOutbox(this.sql),
