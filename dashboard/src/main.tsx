@@ -9,41 +9,48 @@ import { RoutineDetailPage } from './pages/RoutineDetail';
 import { RoutinesPage } from './pages/Routines';
 import { RunDetailPage, RunsPage } from './pages/Runs';
 import { SettingsPage } from './pages/Settings';
+import { ActivityPage } from './pages/Activity';
+import { InboxPage, useOpenInboxCount } from './pages/Inbox';
 import { TaskPage } from './pages/Task';
+import { TasksPage } from './pages/Tasks';
+import { AddFirstAgent, CreateWorkspace } from './pages/Welcome';
 import { WakeupsPage } from './pages/Wakeups';
 import { Link, Redirect, Route, Switch, useLocation } from './router';
 import { Modal } from './ui';
 import { useWorkspace, WorkspaceProvider } from './workspace';
 import './styles.css';
+import './board.css';
 
 const NAV: Array<[string, string]> = [
+  ['/office/tasks', 'Tasks'],
   ['/office/routines', 'Routines'],
   ['/office/wakeups', 'Wakeups'],
   ['/office/runs', 'Runs'],
   ['/office/agents', 'Agents'],
+  ['/office/inbox', 'Inbox'],
+  ['/office/activity', 'Activity'],
   ['/office/settings', 'Settings'],
 ];
 
 /** Pages that list a workspace's things; with no workspace yet they give way to the empty state. */
 function WorkspacePages() {
-  const { workspaces } = useWorkspace();
-  if (workspaces && workspaces.length === 0) {
-    return (
-      <section className="empty-state">
-        <h1>No workspaces yet</h1>
-        <p>Create one with <code>POST /api/office/workspaces</code>, or run <code>npm run demo</code> to start with a demo workspace.</p>
-      </section>
-    );
-  }
+  const { workspaces, workspace } = useWorkspace();
+  if (workspaces && workspaces.length === 0) return <CreateWorkspace />;
   return (
-    <Switch>
-      <Route path="/office/routines" component={RoutinesPage} />
-      <Route path="/office/wakeups" component={WakeupsPage} />
-      <Route path="/office/runs" component={RunsPage} />
-      <Route path="/office/agents" component={AgentsPage} />
-      <Route path="/office/settings" component={SettingsPage} />
-      <Route><p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p></Route>
-    </Switch>
+    <>
+      {workspace && <AddFirstAgent key={workspace.id} workspace={workspace} />}
+      <Switch>
+        <Route path="/office/tasks" component={TasksPage} />
+        <Route path="/office/inbox" component={InboxPage} />
+        <Route path="/office/activity" component={ActivityPage} />
+        <Route path="/office/routines" component={RoutinesPage} />
+        <Route path="/office/wakeups" component={WakeupsPage} />
+        <Route path="/office/runs" component={RunsPage} />
+        <Route path="/office/agents" component={AgentsPage} />
+        <Route path="/office/settings" component={SettingsPage} />
+        <Route><p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p></Route>
+      </Switch>
+    </>
   );
 }
 
@@ -66,13 +73,16 @@ function Shell(props: { askToken: () => void }) {
   const { pathname } = useLocation();
   const { connected } = useLive();
   const { workspaces, workspace, select } = useWorkspace();
+  const openInbox = useOpenInboxCount();
   return (
     <>
       <header className="top">
         <Link to="/office/routines" className="brand">Office Scheduler</Link>
         <nav>
           {NAV.map(([to, label]) => (
-            <Link key={to} to={to} className={pathname.startsWith(to) ? 'active' : ''}>{label}</Link>
+            <Link key={to} to={to} className={pathname.startsWith(to) ? 'active' : ''}>
+              {label}{to === '/office/inbox' && openInbox ? <span className="nav-count" data-testid="inbox-count">{openInbox}</span> : null}
+            </Link>
           ))}
         </nav>
         <div className="top-right">

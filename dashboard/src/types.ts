@@ -24,3 +24,9 @@ export type FeedItem =
   | { kind: 'wakeup'; wakeup_id: string; agent_id: string; status: Wakeup['status'] }
   | { kind: 'run'; run_id: string; agent_id: string; status: Run['status'] }
   | { kind: 'routine'; routine_id: string };
+export type Comment = Schemas['Comment'];
+export type Approval = Schemas['Approval'];
+export type InboxItem = Schemas['InboxItem'];
+export type ActivityEntry = Schemas['ActivityEntry'];
+/** A budget as listed: with what its scope spent in the current period (GET /api/office/budgets). */
+export type BudgetWithSpend = Schemas['Budget'] & { spent_usd: number; period_started_at: string | null };

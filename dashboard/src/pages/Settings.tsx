@@ -4,6 +4,7 @@ import { api, ApiError } from '../api';
 import type { Workspace } from '../types';
 import { ErrorBox, Field, Loading } from '../ui';
 import { useWorkspace } from '../workspace';
+import { BudgetsSection } from './Budgets';
 
 /** Workspace settings; the advanced section holds the recovery lookback window. */
 export function SettingsPage() {
@@ -46,6 +47,7 @@ export function SettingsPage() {
         <dt>Id</dt><dd><code>{workspace.id}</code></dd>
         <dt>Time zone</dt><dd>{workspace.timezone}</dd>
       </dl>
+      <BudgetsSection workspaceId={workspace.id} />
       <h2>Advanced</h2>
       <form className="card narrow" onSubmit={submit} noValidate aria-label="Recovery settings">
         <Field label="Recovery lookback window (hours)" hint="How far back the recovery sweep looks for work that was left behind. 1 to 720; other values are clamped.">

@@ -1,0 +1,84 @@
+/** What waits for a person: approvals to decide and agent errors to look at. */
+import { useState } from 'react';
+import { api } from '../api';
+import { query, useAction, useApi } from '../hooks';
+import { Link } from '../router';
+import type { Agent, Approval, InboxItem } from '../types';
+import { Badge, Empty, ErrorBox, Loading, Time } from '../ui';
+import { useWorkspace } from '../workspace';
+
+export function inboxPath(workspaceId: string | undefined): string | null {
+  return workspaceId ? `/api/office/inbox${query({ workspace_id: workspaceId })}` : null;
+}
+
+/** The open items of the workspace, for the counter in the navigation. */
+export function useOpenInboxCount(): number | undefined {
+  const { workspace } = useWorkspace();
+  const inbox = useApi<InboxItem[]>(inboxPath(workspace?.id));
+  return inbox.data?.filter((item) => item.status === 'open').length;
+}
+
+export function InboxPage() {
+  const { workspace } = useWorkspace();
+  const inbox = useApi<InboxItem[]>(inboxPath(workspace?.id));
+  const agents = useApi<Agent[]>(workspace ? `/api/office/agents${query({ workspace_id: workspace.id })}` : null);
+  if (!workspace) return <Loading what="workspace" />;
+  const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
+  const open = (inbox.data ?? []).filter((i) => i.status === 'open');
+  const resolved = (inbox.data ?? []).filter((i) => i.status !== 'open');
+  return (
+    <section>
+      <header className="page-head"><h1>Inbox</h1></header>
+      <ErrorBox error={inbox.error} />
+      {inbox.data === undefined ? <Loading what="inbox" /> : open.length === 0 ? <Empty>Nothing waits for you.</Empty> : (
+        <ul className="plain inbox" aria-label="Open items">
+          {open.map((item) => <InboxRow key={item.id} item={item} agentName={agentName} />)}
+        </ul>
+      )}
+      {resolved.length > 0 && (
+        <details>
+          <summary>Resolved ({resolved.length})</summary>
+          <ul className="plain inbox" aria-label="Resolved items">
+            {resolved.map((item) => <InboxRow key={item.id} item={item} agentName={agentName} />)}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function InboxRow(props: { item: InboxItem; agentName: (id: string) => string }) {
+  const { item } = props;
+  return (
+    <li className="inbox-item" data-inbox-id={item.id} data-kind={item.kind} data-status={item.status}>
+      <div className="row">
+        <Badge tone={item.kind === 'approval' ? 'info' : 'bad'}>{item.kind === 'approval' ? 'approval' : 'agent error'}</Badge>
+        <strong>{item.title}</strong>
+        <Time at={item.created_at} />
+      </div>
+      <div className="links">
+        {item.agent_id && <Link to={`/office/agents/${item.agent_id}`}>{props.agentName(item.agent_id)}</Link>}
+        {item.task_id && <Link to={`/office/tasks/${item.task_id}`}>task</Link>}
+        {item.kind === 'agent.error' && item.ref_id && <Link to={`/office/runs/${item.ref_id}`}>failed run</Link>}
+      </div>
+      {item.body && <pre className="prose">{item.body}</pre>}
+      {item.kind === 'approval' && item.ref_id && item.status === 'open' && <Decision approvalId={item.ref_id} title={item.title} />}
+    </li>
+  );
+}
+
+/** Approve or reject, with a note the requesting agent reads when it wakes. */
+function Decision(props: { approvalId: string; title: string }) {
+  const [note, setNote] = useState('');
+  const action = useAction();
+  const resolve = (status: Approval['status']) => void action.run(() =>
+    api<Approval>('POST', `/api/office/approvals/${props.approvalId}/resolve`, { status, ...(note.trim() ? { decision_note: note.trim() } : {}) }));
+  return (
+    <div className="decision">
+      <input name="decision_note" aria-label={`Note on ${props.title}`} placeholder="Note (optional)" value={note} onChange={(e) => setNote(e.target.value)} />
+      <button type="button" className="primary" disabled={action.busy} onClick={() => resolve('approved')}>Approve</button>
+      <button type="button" className="danger" disabled={action.busy} onClick={() => resolve('rejected')}>Reject</button>
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
