@@ -29,4 +29,8 @@ export type Approval = Schemas['Approval'];
 export type InboxItem = Schemas['InboxItem'];
 export type ActivityEntry = Schemas['ActivityEntry'];
 /** A budget as listed: with what its scope spent in the current period (GET /api/office/budgets). */
-export type BudgetWithSpend = Schemas['Budget'] & { spent_usd: number; period_started_at: string | null };
+export type BudgetWithSpend = Schemas['BudgetWithSpend'];
+/** The charts' numbers (GET /api/office/stats, /stats/timeline) and the replicas page's rows. */
+export type Stats = Schemas['Stats'];
+export type Timeline = Schemas['Timeline'];
+export type Replica = Schemas['Replica'];
