@@ -178,6 +178,19 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('office pages in Chrom
     expect((await h.api('GET', `/api/office/approvals/${approval.ref_id}`)).body).toMatchObject({ status: 'rejected', decision_note: 'Not this name.' });
   });
 
+  it('lists an agent\'s error in the inbox once its retries are spent, with its failed run', async () => {
+    const breaker = await h.api('POST', '/api/office/agents', {
+      workspace_id: workspaceId, name: 'Breaker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('fail.mjs'),
+    });
+    await h.api('POST', `/api/office/agents/${breaker.body.id}/wake`, { reason: 'try it' });
+    const item = page.locator('li.inbox-item[data-kind="agent.error"]', { hasText: 'Breaker failed after 4 retries' });
+    await item.waitFor({ timeout: 20_000 });
+    await item.getByText('connection timed out after 30s').waitFor();
+    await expect.poll(() => page.getByTestId('inbox-count').textContent()).toBe('1');
+    const runId = (await h.api('GET', `/api/office/runs?agent_id=${breaker.body.id}&limit=1`)).body[0].id;
+    expect(await item.getByRole('link', { name: 'failed run' }).getAttribute('href')).toBe(`/office/runs/${runId}`);
+  }, 30_000);
+
   it('updates the activity feed live when a wakeup is skipped, and filters it by code and agent', async () => {
     const idler = await h.api('POST', '/api/office/agents', {
       workspace_id: workspaceId, name: 'Idler', role: 'worker', executor: fixtureAgent('succeed.mjs'),
