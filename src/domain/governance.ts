@@ -74,3 +74,22 @@ export function mayReassignOwner(principal: Principal, routine: { id: string; ow
   if (principal.kind === 'user' && principal.role === 'admin') return { allowed: true };
   return { allowed: false, reason: `owner_id '${requested}': only an admin may give routine ${routine.id} another owner` };
 }
+
+/**
+ * What a PATCH means for a routine's owner. A routine whose owner's token is revoked stays paused
+ * until an admin gives it a new owner; that hand-over resumes a routine the revocation paused (it
+ * was active until then), unless the same PATCH says which status it wants.
+ */
+export function ownerHandOver(
+  routine: { id: string; owner_id: string; status: string; paused_reason: string | null },
+  patch: { owner_id?: string | undefined; status?: string | undefined },
+  revoked: { current: boolean; requested: boolean },
+): { resume: boolean } | { refused: string } {
+  const handedOver = patch.owner_id !== undefined && patch.owner_id !== routine.owner_id;
+  if (handedOver && revoked.requested) return { refused: `owner_id '${patch.owner_id}' is a revoked token; give routine ${routine.id} an owner whose token is live` };
+  if (!handedOver && patch.status === 'active' && revoked.current) {
+    return { refused: `routine ${routine.id} is owned by the revoked token ${routine.owner_id}; an admin resumes it by giving it a new owner (PATCH owner_id)` };
+  }
+  const pausedByRevocation = routine.status === 'paused' && routine.paused_reason === REVOKED_OWNER_PAUSE_REASON;
+  return { resume: handedOver && pausedByRevocation && patch.status === undefined };
+}

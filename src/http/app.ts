@@ -12,6 +12,7 @@ import { swaggerOptions } from './openapi.js';
 import { orgRoutes } from './routes/org.js';
 import { observeRoutes } from './routes/observe.js';
 import { routineRoutes } from './routes/routines.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { statsRoutes } from './routes/stats.js';
 import { sessionRoutes } from './routes/session.js';
 import { systemRoutes } from './routes/system.js';
@@ -50,6 +51,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(observeRoutes(ctx));
   await app.register(statsRoutes(ctx));
   await app.register(routineRoutes(ctx));
+  await app.register(tokenRoutes(ctx, logger));
   await app.register(webhookRoutes(ctx));
   await app.register(sessionRoutes());
   await app.register(dashboardRoutes());

@@ -1,4 +1,4 @@
-import { safeEqual } from '../domain/webhookSignature.js';
+import { personOfSecret } from '../services/tokens.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashRunToken } from '../domain/runTokens.js';
 import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
@@ -55,7 +55,8 @@ function bearerOf(request: FastifyRequest): string | null {
 }
 
 /**
- * /api/office/* takes the API token (a person) or a run token (an agent, while its run runs).
+ * /api/office/* takes a person's token (OFFICE_API_TOKEN, the admin, or a named token with its role)
+ * or a run token (an agent, while its run runs). A revoked named token is a 401.
  * A run token is valid only while its run is running; afterwards it is a 401 like any bad token.
  */
 export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
@@ -68,11 +69,16 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
       request.principal = signedIn;
       return;
     }
-    if (bearer !== null && apiToken && safeEqual(bearer, apiToken)) {
-      request.principal = BOOTSTRAP_ADMIN;
-      return;
-    }
     if (bearer) {
+      // A named token acts as itself even where no OFFICE_API_TOKEN is set: a member stays a member.
+      const person = await personOfSecret(store, apiToken, bearer);
+      if (person && 'revoked' in person) {
+        throw new ServiceError('unauthorized', `API token ${person.revoked.id} ('${person.revoked.name}') was revoked; ask an admin for a new one`);
+      }
+      if (person) {
+        request.principal = person.principal;
+        return;
+      }
       const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
       if (run && run.status === 'running') {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };

@@ -23,6 +23,7 @@ export const TAGS = {
   Runs: 'Runs: one session of an agent each.',
   Activity: 'The activity feed and the inbox.',
   System: 'Liveness, readiness and metrics, for probes and scrapers; no token needed.',
+  Tokens: 'Named API tokens with a role (admin or member); admin only.',
   Sessions: 'Dashboard sign-in: a token exchanged for an HttpOnly session cookie, and sign-out.',
 } as const;
 export type Tag = keyof typeof TAGS;

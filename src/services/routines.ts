@@ -16,6 +16,7 @@ import { missedTicksLine } from '../domain/prompt.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
+import { BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, type ApiToken } from '../domain/governance.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
@@ -101,7 +102,8 @@ export class RoutineService implements AgentRoutines {
       name: body.name,
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id,
-      owner_id: body.owner_id ?? 'workspace',
+      // The route sets the owner from the credential; a routine the scheduler installs (a heartbeat) is the admin's.
+      owner_id: body.owner_id ?? BOOTSTRAP_ADMIN_ID,
       status: body.status ?? 'active',
       paused_reason: null,
       concurrency_policy: body.concurrency_policy ?? 'coalesce_if_active',
@@ -127,10 +129,11 @@ export class RoutineService implements AgentRoutines {
     return { routine, triggers };
   }
 
-  async update(id: string, body: z.output<typeof PatchRoutineBody>): Promise<Routine> {
+  async update(id: string, patch: z.output<typeof PatchRoutineBody>): Promise<Routine> {
     const routine = await this.deps.store.transaction(async (tx) => {
       const routine = await this.requireRoutine(tx, id);
       if (routine.status === 'archived') throw conflict(`routine '${id}' is archived; archived is terminal`);
+      const body = await this.withOwnerHandOver(tx, routine, patch);
       if (body.assignee_agent_instance_id) await requireAgentIn(tx, routine.workspace_id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
       else if (body.status === 'active') await this.requireLiveAssignee(tx, routine);
       const template = body.task_template === undefined ? routine.task_template : body.task_template;
@@ -151,6 +154,40 @@ export class RoutineService implements AgentRoutines {
     });
     this.listener.routineChanged(id);
     return routine;
+  }
+
+  /**
+   * A PATCH that gives a routine paused by its owner's revocation a new owner resumes it; one that
+   * sets active a routine whose owner is revoked, or hands it to a revoked token, is a 409.
+   */
+  private async withOwnerHandOver(tx: Tx, routine: Routine, body: z.output<typeof PatchRoutineBody>): Promise<z.output<typeof PatchRoutineBody>> {
+    const isRevoked = async (ownerId: string | undefined) => ownerId !== undefined && (await tx.tokens.get(ownerId))?.revoked_at != null;
+    const outcome = ownerHandOver(routine, body, { current: await isRevoked(routine.owner_id), requested: await isRevoked(body.owner_id) });
+    if ('refused' in outcome) throw conflict(outcome.refused);
+    if (body.owner_id !== undefined && body.owner_id !== routine.owner_id) {
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: routine.workspace_id, code: 'routine_owner_changed', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+        message: `routine '${routine.name}' now runs on behalf of ${body.owner_id} instead of ${routine.owner_id}${outcome.resume ? '; it resumes, since it was paused only because its owner\'s token was revoked' : ''}`,
+        details: { previous_owner_id: routine.owner_id, owner_id: body.owner_id },
+      }, this.deps.clock.now());
+    }
+    return outcome.resume ? { ...body, status: 'active' } : body;
+  }
+
+  /**
+   * The owner's token was revoked: its active routines pause with a reason that says so, until an
+   * admin gives them a new owner. One activity entry each, and their triggers stop after commit.
+   */
+  async pauseRoutinesOfRevokedToken(tx: Tx, token: ApiToken, revokedBy: string | null, now: number): Promise<void> {
+    for (const routine of await tx.tokens.pauseRoutinesOwnedBy(token.id, REVOKED_OWNER_PAUSE_REASON, now)) {
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+        actor_type: 'user', actor_id: revokedBy,
+        message: `routine '${routine.name}' paused: its owner's token ${token.id} ('${token.name}') was revoked; an admin resumes it by giving it a new owner (PATCH owner_id)`,
+        details: { revoked_token_id: token.id },
+      }, now, 'warn');
+      tx.afterCommit(() => this.listener.routineChanged(routine.id));
+    }
   }
 
   /** A routine is set active only onto an assignee that can be woken: otherwise every fire would fail. */

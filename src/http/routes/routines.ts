@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import { LIST_ERRORS, NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
+import { ownerOfNewRoutine, requireRoutineManager, type ManagedResource } from '../routineOwners.js';
 
 const IdParams = z.strictObject({ id: Id });
 const RECENT_RUNS = 20;
@@ -29,6 +30,8 @@ export function triggerView(trigger: RoutineTrigger, revealSecret = false) {
 export function routineRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
+    // A member writes only to the routines it owns (governance.ts); an admin to any.
+    const managerOf = (resource: ManagedResource) => requireRoutineManager(ctx.store, resource);
 
     r.get('/api/office/routines', { schema: {
       ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: LIST_ERRORS }),
@@ -43,24 +46,25 @@ export function routineRoutes(ctx: AppContext) {
       }));
     r.post('/api/office/routines', { schema: {
       ...operation({ operationId: 'createRoutine', summary: 'Create a routine with its triggers', tag: 'Routines', success: { 201: RoutineSchema }, errors: WRITE_ERRORS,
-        description: 'A webhook trigger created without a secret gets a generated one, shown only in this response.' }),
+        description: 'A webhook trigger created without a secret gets a generated one, shown only in this response. The routine\'s `owner_id` is the id of the token that creates it (`"admin"` for OFFICE_API_TOKEN, or when no token is configured); only an admin may set `owner_id` in the body: a member that names any owner but itself gets a 403, and nothing is created.' }),
       body: CreateRoutineBody } }, async (req, reply) => {
-      const { routine, triggers } = await ctx.routines.create(req.body);
+      const { routine, triggers } = await ctx.routines.create({ ...req.body, owner_id: ownerOfNewRoutine(req, req.body.owner_id) });
       return reply.code(201).send({ ...toApi(routine), triggers: triggers.map((t) => triggerView(t, true)), recent_runs: [] });
     });
     r.get('/api/office/routines/:id', { schema: {
       ...operation({ operationId: 'getRoutine', summary: 'Read a routine with its triggers and recent runs', tag: 'Routines', success: { 200: RoutineSchema }, errors: READ_ERRORS }),
       params: IdParams } }, async (req) => routineDetail(ctx, req.params.id));
     r.patch('/api/office/routines/:id', { schema: {
-      ...operation({ operationId: 'updateRoutine', summary: 'Change, pause or archive a routine', tag: 'Routines', success: { 200: RoutineSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: PatchRoutineBody } }, async (req) => {
+      ...operation({ operationId: 'updateRoutine', summary: 'Change, pause or archive a routine', tag: 'Routines', success: { 200: RoutineSchema }, errors: WRITE_ERRORS,
+        description: 'A member may change only the routines it owns (403 with the reason otherwise), and may not give one another owner. An admin may set `owner_id`: a routine paused because its owner\'s token was revoked (`paused_reason: "owner\'s token was revoked"`) resumes when an admin gives it a new owner, unless the same request sets `status`. Setting such a routine `active` without a new owner, or naming a revoked token as owner, is a 409.' }),
+      params: IdParams, body: PatchRoutineBody }, preHandler: managerOf('routine') }, async (req) => {
       await ctx.routines.update(req.params.id, req.body);
       return routineDetail(ctx, req.params.id);
     });
     r.delete('/api/office/routines/:id', { schema: {
       ...operation({ operationId: 'deleteRoutine', summary: 'Archive a routine', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'The routine leaves the lists and its triggers stop; it can still be read, with `status: "archived"`, and its runs listed.' }),
-      params: IdParams } }, async (req, reply) => {
+      params: IdParams }, preHandler: managerOf('routine') }, async (req, reply) => {
       await ctx.routines.remove(req.params.id);
       return reply.code(204).send();
     });
@@ -74,21 +78,21 @@ export function routineRoutes(ctx: AppContext) {
     r.post('/api/office/routines/:id/fire', { schema: {
       ...operation({ operationId: 'fireRoutine', summary: 'Fire a routine by hand', tag: 'Routines', success: { 202: RoutineRunResponseSchema }, errors: WRITE_ERRORS, optionalBody: true,
         description: 'The body may be left out. A required variable that is missing is a 400 naming it.' }),
-      params: IdParams, body: FireRoutineBody.nullish() } }, async (req, reply) => {
+      params: IdParams, body: FireRoutineBody.nullish() }, preHandler: managerOf('routine') }, async (req, reply) => {
       const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {});
       return reply.code(202).send({ routine_run: toApi(routineRun) });
     });
     r.post('/api/office/routines/:id/triggers', { schema: {
       ...operation({ operationId: 'createRoutineTrigger', summary: 'Add a trigger to a routine', tag: 'Routines', success: { 201: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: TriggerBody } }, async (req, reply) =>
+      params: IdParams, body: TriggerBody }, preHandler: managerOf('routine') }, async (req, reply) =>
       reply.code(201).send(triggerView(await ctx.routines.addTrigger(req.params.id, req.body), true)));
     r.patch('/api/office/routine-triggers/:id', { schema: {
       ...operation({ operationId: 'updateRoutineTrigger', summary: 'Change a trigger', tag: 'Routines', success: { 200: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: PatchTriggerBody } }, async (req) =>
+      params: IdParams, body: PatchTriggerBody }, preHandler: managerOf('routine_trigger') }, async (req) =>
       triggerView(await ctx.routines.updateTrigger(req.params.id, req.body)));
     r.delete('/api/office/routine-triggers/:id', { schema: {
       ...operation({ operationId: 'deleteRoutineTrigger', summary: 'Remove a trigger', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS }),
-      params: IdParams } }, async (req, reply) => {
+      params: IdParams }, preHandler: managerOf('routine_trigger') }, async (req, reply) => {
       await ctx.routines.removeTrigger(req.params.id);
       return reply.code(204).send();
     });
