@@ -112,6 +112,14 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('office pages in Chrom
     await card.dragTo(page.locator('[data-column="IN_REVIEW"]'));
     await page.locator('[data-column="IN_REVIEW"]').locator(`[data-task-id="${taskId}"]`).waitFor();
     expect((await h.api('GET', `/api/office/tasks/${taskId}`)).body.state).toBe('IN_REVIEW');
+
+    // Assigning from the card is a PATCH of the assignee.
+    const assignee = card.locator('select[name="assignee"]');
+    await assignee.selectOption('');
+    await expect.poll(async () => (await h.api('GET', `/api/office/tasks/${taskId}`)).body.assignee_agent_instance_id).toBeNull();
+    await expect.poll(() => assignee.isEnabled()).toBe(true);
+    await assignee.selectOption({ label: 'Builder' });
+    await expect.poll(async () => (await h.api('GET', `/api/office/tasks/${taskId}`)).body.assignee_agent_instance_id).toBe(agentId);
     await shot('tasks-board');
   });
 
