@@ -18,6 +18,10 @@ declare module 'fastify' {
     /** The session whose cookie authenticated this request; null when a bearer token (or nothing) did. */
     session: Session | null;
   }
+  interface FastifyContextConfig {
+    /** GET /api/office/session: answers without a credential (principal null), so the dashboard learns it must sign in without a 401. */
+    signInProbe?: boolean;
+  }
 }
 
 export function registerSessions(app: FastifyInstance, ctx: AppContext, log: Logger): void {
@@ -34,6 +38,7 @@ export async function principalOfSessionCookie(request: FastifyRequest): Promise
   const secret = sessionSecretFrom(request.headers.cookie);
   if (secret === null || !request.server.sessions.configured) return null;
   const resolved = await request.server.sessions.resolve(secret);
+  if (!resolved && request.routeOptions.config?.signInProbe) return null;
   if (!resolved) throw new ServiceError('unauthorized', 'the dashboard session has expired, was signed out, or its token was revoked: sign in again');
   if (!hasCsrfProof(request.method, request.headers['content-type'])) {
     throw forbidden(`a ${request.method} signed in by the session cookie must be sent with Content-Type: application/json (the dashboard sends it; a form on another site cannot)`);

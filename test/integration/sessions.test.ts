@@ -70,7 +70,7 @@ describe('signing in to the dashboard', () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN, OFFICE_SESSION_TTL_HOURS: '2' });
     const { status, body, setCookie } = await signIn(h.url);
     expect(status).toBe(201);
-    expect(body).toMatchObject({ token_id: 'admin', role: 'admin', via: 'session', expires_at: expect.any(String) });
+    expect(body).toMatchObject({ signed_in: true, token_id: 'admin', role: 'admin', via: 'session', expires_at: expect.any(String) });
     const cookie = parseSetCookie(setCookie);
     expect(cookie.name).toBe(SESSION_COOKIE);
     expect(cookie.attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/', `max-age=${2 * 3600}`]));
@@ -85,13 +85,19 @@ describe('signing in to the dashboard', () => {
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
   });
 
+  it('GET /api/office/session answers signed_in: false without a credential (no 401 for the dashboard to log), and a wrong token is still a 401', async () => {
+    h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
+    expect(await h.api('GET', '/api/office/session')).toEqual({ status: 200, body: { signed_in: false, token_id: null, role: null, via: null, expires_at: null } });
+    expect((await h.api('GET', '/api/office/session', undefined, { cookie: `${SESSION_COOKIE}=made-up` })).body.signed_in).toBe(false);
+    expect((await h.api('GET', '/api/office/session', undefined, { authorization: 'Bearer not-the-token' })).status).toBe(401);
+  });
+
   it('the cookie alone authenticates the API, and GET /api/office/session says so', async () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     expect((await h.api('GET', '/api/office/workspaces')).status).toBe(401);
-    expect((await h.api('GET', '/api/office/session')).status).toBe(401);
     const cookie = await cookieOf(h.url);
     const me = await h.api('GET', '/api/office/session', undefined, { cookie });
-    expect(me).toMatchObject({ status: 200, body: { token_id: 'admin', role: 'admin', via: 'session' } });
+    expect(me).toMatchObject({ status: 200, body: { signed_in: true, token_id: 'admin', role: 'admin', via: 'session' } });
     expect((await h.api('GET', '/api/office/workspaces', undefined, { cookie })).status).toBe(200);
     expect((await h.api('POST', '/api/office/workspaces', { name: 'Signed in' }, { cookie })).status).toBe(201);
     expect((await h.api('GET', '/api/office/session', undefined, BEARER)).body).toMatchObject({ via: 'token', expires_at: null });
@@ -141,6 +147,7 @@ describe('signing in to the dashboard', () => {
     const after = await h.api('GET', '/api/office/workspaces', undefined, { cookie });
     expect(after.status).toBe(401);
     expect(after.body.error.message).toMatch(/sign in again/);
+    expect((await h.api('GET', '/api/office/session', undefined, { cookie })).body.signed_in).toBe(false);
   });
 
   it('a session ends when OFFICE_API_TOKEN changes: the bootstrap token it was exchanged for is revoked', async () => {
@@ -155,7 +162,7 @@ describe('signing in to the dashboard', () => {
   it('answers 409 to a sign-in where no OFFICE_API_TOKEN is set, and GET /api/office/session says the API is open', async () => {
     h = await startHarness();
     expect((await signIn(h.url, {})).status).toBe(409);
-    expect((await h.api('GET', '/api/office/session')).body).toEqual({ token_id: 'admin', role: 'admin', via: 'open', expires_at: null });
+    expect((await h.api('GET', '/api/office/session')).body).toEqual({ signed_in: true, token_id: 'admin', role: 'admin', via: 'open', expires_at: null });
   });
 });
 

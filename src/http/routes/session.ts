@@ -3,13 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { clearedSessionCookie, sessionCookie } from '../../domain/sessions.js';
 import { forbidden } from '../../services/errors.js';
-import { NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, NO_CONTENT, OFFICE_SECURITY, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 
 const SessionSchema = z.object({
-  token_id: z.string().describe('The token this caller acts as: "admin" for OFFICE_API_TOKEN (and for every local caller when none is set), or a named token\'s id.'),
-  role: z.enum(['admin', 'member']),
-  via: z.enum(['session', 'token', 'open']).describe('How this request was authenticated: the session cookie, a bearer token, or nothing (no OFFICE_API_TOKEN is set).'),
+  signed_in: z.boolean().describe('False only where OFFICE_API_TOKEN is set and this request brought no valid credential: the dashboard shows its sign-in form.'),
+  token_id: z.string().nullable().describe('The token this caller acts as: "admin" for OFFICE_API_TOKEN (and for every local caller when none is set), or a named token\'s id.'),
+  role: z.enum(['admin', 'member']).nullable(),
+  via: z.enum(['session', 'token', 'open']).nullable().describe('How this request was authenticated: the session cookie, a bearer token, or nothing needed (no OFFICE_API_TOKEN is set).'),
   expires_at: z.iso.datetime().nullable().describe('When the session ends; null when the request did not come through a session.'),
 }).meta({ id: 'Session', description: 'Who the caller is, and how it signed in.' });
 
@@ -26,15 +27,17 @@ export function sessionRoutes() {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
     const describe = (request: FastifyRequest) => {
-      const principal = request.principal;
+      const principal = request.principal as FastifyRequest['principal'] | null;
+      if (principal === null) return { signed_in: false, token_id: null, role: null, via: null, expires_at: null };
       if (principal.kind !== 'user') throw forbidden('a run token has no session');
       const via = request.session ? 'session' : request.server.sessions.configured ? 'token' : 'open';
-      return toApi({ token_id: principal.tokenId, role: principal.role, via, expires_at: request.session?.expires_at ?? null });
+      return toApi({ signed_in: true, token_id: principal.tokenId, role: principal.role, via, expires_at: request.session?.expires_at ?? null });
     };
 
     r.get('/api/office/session', { schema: operation({ operationId: 'getSession', summary: 'Who is signed in', tag: 'Sessions',
-      success: { 200: SessionSchema }, errors: READ_ERRORS,
-      description: 'The dashboard asks this first: a 401 means it shows the sign-in form.' }), config: { agentRead: false } }, async (req) => describe(req));
+      success: { 200: SessionSchema }, errors: LIST_ERRORS, security: [{}, ...OFFICE_SECURITY],
+      description: 'Needs no credential: without one (or with a session that ended) it answers `signed_in: false`, and the dashboard shows its sign-in form. A wrong bearer token is still a 401.' }),
+      config: { agentRead: false, signInProbe: true } }, async (req) => describe(req));
 
     r.post('/api/office/session', { schema: operation({ operationId: 'signIn', summary: 'Sign in: exchange the bearer token for a session cookie', tag: 'Sessions',
       success: { 201: SessionSchema }, errors: WRITE_ERRORS, optionalBody: true,
