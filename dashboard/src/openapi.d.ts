@@ -549,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * Create a routine with its triggers
-         * @description A webhook trigger created without a secret gets a generated one, shown only in this response.
+         * @description A webhook trigger created without a secret gets a generated one, shown only in this response. The routine's `owner_id` is the id of the token that creates it (`"admin"` for OFFICE_API_TOKEN, or when no token is configured); only an admin may set `owner_id` in the body: a member that names any owner but itself gets a 403, and nothing is created.
          */
         post: operations["createRoutine"];
         delete?: never;
@@ -576,7 +576,10 @@ export interface paths {
         delete: operations["deleteRoutine"];
         options?: never;
         head?: never;
-        /** Change, pause or archive a routine */
+        /**
+         * Change, pause or archive a routine
+         * @description A member may change only the routines it owns (403 with the reason otherwise), and may not give one another owner. An admin may set `owner_id`: a routine paused because its owner's token was revoked (`paused_reason: "owner's token was revoked"`) resumes when an admin gives it a new owner, unless the same request sets `status`. Setting such a routine `active` without a new owner, or naming a revoked token as owner, is a 409.
+         */
         patch: operations["updateRoutine"];
         trace?: never;
     };
@@ -664,6 +667,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/office/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API tokens, revoked ones too, without their secrets
+         * @description Admin only: a member token gets a 403.
+         */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Create a named API token with a role
+         * @description Admin only: a member token gets a 403. The secret (`token`) is shown only in this response; the server keeps only its hash. Named tokens work whether or not OFFICE_API_TOKEN is set: a request that brings one acts as that token (a member stays a member), and a request with no token is the admin only when no OFFICE_API_TOKEN is set.
+         */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/office/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description Admin only: a member token gets a 403. From then on the token is a 401. The active routines it owns are paused with `paused_reason: "owner's token was revoked"` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. Revoking a revoked token changes nothing.
+         */
+        delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1482,6 +1529,33 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok" | "ready";
+        };
+        ApiToken: {
+            /** @description What a routine's owner_id records for the routines this token creates. */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            created_at: string;
+            revoked_at: string | null;
+        };
+        CreatedApiToken: {
+            /** @description What a routine's owner_id records for the routines this token creates. */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            created_at: string;
+            /** @description The secret, for Authorization: Bearer. Shown only in this response: only its hash is stored. */
+            token: string;
         };
         /** @description Who the caller is, and how it signed in. */
         Session: {
@@ -6539,6 +6613,312 @@ export interface operations {
             };
             /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiToken"][];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who or what holds the token, e.g. "ci" or "alice". */
+                    name: string;
+                    /**
+                     * @description An admin may do everything; a member manages only the routines it owns.
+                     * @enum {string}
+                     */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiToken"];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
