@@ -50,6 +50,10 @@ export class ApiClient {
     return this.request<T>('PATCH', path, body);
   }
 
+  delete(path: string): Promise<unknown> {
+    return this.request('DELETE', path);
+  }
+
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;

@@ -20,6 +20,10 @@ Commands:
   routines fire <id> [--var key=value]…  fire a routine now; --var sets a template variable
   wakeups list [--agent <id>] [--status <status>] [--source <source>] [--limit <n>]
   wakeups why <id>                       why a wakeup did (or did not) wake its agent, in one sentence
+  tokens create <name> [--role member|admin]
+                                         create a named API token (admin only); its secret is printed once
+  tokens list                            the API tokens, revoked ones too, without secrets (admin only)
+  tokens revoke <id>                     revoke a token: it gets 401s, and its routines pause (admin only)
   help                                   this text
 
 Options: --json prints the API's JSON instead of a table.
@@ -92,6 +96,11 @@ async function run(argv: string[], io: Io): Promise<number> {
       if (sub === 'list') return wakeupsList(rest, io);
       if (sub === 'why') return wakeupsWhy(rest, io);
       return usage(sub ? `unknown command 'wakeups ${sub}'; expected 'wakeups list' or 'wakeups why <id>'` : "'wakeups' needs a subcommand: list or why");
+    case 'tokens':
+      if (sub === 'create') return tokensCreate(rest, io);
+      if (sub === 'list') return tokensList(rest, io);
+      if (sub === 'revoke') return tokensRevoke(rest, io);
+      return usage(sub ? `unknown command 'tokens ${sub}'; expected 'tokens create <name>', 'tokens list' or 'tokens revoke <id>'` : "'tokens' needs a subcommand: create, list or revoke");
     default:
       return usage(`unknown command '${command}'`);
   }
@@ -199,6 +208,39 @@ async function wakeupsWhy(args: string[], io: Io): Promise<number> {
   const id = positionals[0] ?? usage('wakeups why needs a wakeup id: office-scheduler wakeups why <id>');
   const wakeup = await ApiClient.fromEnv(io.env).get<Wakeup>(`/api/office/wakeups/${encodeURIComponent(id)}`);
   io.out(values.json ? JSON.stringify({ id: wakeup.id, status: wakeup.status, explain: wakeup.explain }, null, 2) : wakeup.explain);
+  return EXIT.ok;
+}
+
+interface ApiToken { id: string; name: string; role: string; created_at: string; revoked_at: string | null }
+
+const TOKEN_ROLES = ['member', 'admin'];
+
+async function tokensCreate(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { role: { type: 'string' } }, 1);
+  const name = positionals[0] ?? usage('tokens create needs a name: office-scheduler tokens create <name> [--role member|admin]');
+  const role = (values.role as string | undefined) ?? 'member';
+  if (!TOKEN_ROLES.includes(role)) usage(`--role '${role}' is not a role; expected member or admin`);
+  const created = await ApiClient.fromEnv(io.env).post<ApiToken & { token: string }>('/api/office/tokens', { name, role });
+  if (values.json) io.out(JSON.stringify(created, null, 2));
+  else io.out(`Created ${created.role} token '${created.name}' (${created.id}). Its secret is shown only now; keep it:\n${created.token}`);
+  return EXIT.ok;
+}
+
+async function tokensList(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, {}, 0);
+  const tokens = await ApiClient.fromEnv(io.env).get<ApiToken[]>('/api/office/tokens');
+  if (values.json) io.out(JSON.stringify(tokens, null, 2));
+  else if (tokens.length === 0) io.out('No tokens (only OFFICE_API_TOKEN).');
+  else io.out(table(['ID', 'NAME', 'ROLE', 'CREATED', 'REVOKED'], tokens.map((t) => [t.id, t.name, t.role, time(t.created_at), t.revoked_at ? time(t.revoked_at) : '-'])));
+  return EXIT.ok;
+}
+
+async function tokensRevoke(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {}, 1);
+  const id = positionals[0] ?? usage('tokens revoke needs a token id: office-scheduler tokens revoke <id> (see tokens list)');
+  await ApiClient.fromEnv(io.env).delete(`/api/office/tokens/${encodeURIComponent(id)}`);
+  if (values.json) io.out(JSON.stringify({ id, revoked: true }));
+  else io.out(`Revoked token ${id}: it is refused from now on, and its active routines are paused until an admin gives them a new owner.`);
   return EXIT.ok;
 }
 
