@@ -1,8 +1,8 @@
 /**
- * The dashboard's only way to the API: JSON in and out, the API token when one is set, and the
- * API's error envelope turned into an ApiError whose message is the server's own.
+ * The dashboard's only way to the API: JSON in and out, the session cookie the browser sends by
+ * itself (signin.tsx), and the API's error envelope turned into an ApiError whose message is the
+ * server's own.
  */
-const TOKEN_KEY = 'office-scheduler.api-token';
 
 export class ApiError extends Error {
   constructor(
@@ -23,38 +23,11 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-/** A `?token=` in the page URL is stored (and removed from the address bar), for OFFICE_API_TOKEN deployments. */
-export function adoptTokenFromUrl(): void {
-  const url = new URL(window.location.href);
-  const token = url.searchParams.get('token');
-  if (token === null) return;
-  setToken(token);
-  url.searchParams.delete('token');
-  window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
-}
-
-export function getToken(): string | null {
-  try {
-    return window.localStorage.getItem(TOKEN_KEY);
-  } catch {
-    return null;
-  }
-}
-
-export function setToken(token: string | null): void {
-  try {
-    if (token) window.localStorage.setItem(TOKEN_KEY, token);
-    else window.localStorage.removeItem(TOKEN_KEY);
-  } catch {
-    // Storage can be disabled; the token then lasts until the page is closed.
-  }
-}
-
-export async function api<T = unknown>(method: string, path: string, body?: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
-  const headers: Record<string, string> = {};
-  const token = getToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+export async function api<T = unknown>(method: string, path: string, body?: unknown, options: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<T> {
+  const headers: Record<string, string> = { ...options.headers };
+  // Every write says it is JSON, with a body or not: the server takes a cookie-signed-in write only
+  // with this content type, which a form on another site cannot send (CSRF; see domain/sessions.ts).
+  if (method !== 'GET' && method !== 'HEAD') headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });

@@ -1,10 +1,10 @@
 /**
  * Live updates: one EventSource on /api/office/stream for the whole app. Every wakeup, run,
  * routine and actor change bumps `version`, which makes the data hooks refetch; actor views are
- * also kept here, so the agent page's state chart moves as the actor moves.
+ * also kept here, so the agent page's state chart moves as the actor moves. The stream is
+ * authenticated by the session cookie the browser sends with it (signin.tsx), never by a token in its URL.
  */
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { getToken } from './api';
 import type { ActorView, FeedItem } from './types';
 
 interface LiveState {
@@ -20,13 +20,12 @@ const LiveContext = createContext<LiveState>({ version: 0, connected: false, act
 /** Refetch soon after a change, and once more a little later for rows written just after the event. */
 const REFRESH_DELAYS_MS = [120, 1000];
 
-export function LiveProvider(props: { token: string | null; children: ReactNode }) {
+export function LiveProvider(props: { children: ReactNode }) {
   const [state, setState] = useState<LiveState>({ version: 0, connected: false, actors: {} });
   const timers = useRef<number[]>([]);
 
   useEffect(() => {
-    const token = getToken();
-    const source = new EventSource(`/api/office/stream${token ? `?token=${encodeURIComponent(token)}` : ''}`);
+    const source = new EventSource('/api/office/stream');
     const bump = () => {
       timers.current.forEach((timer) => window.clearTimeout(timer));
       timers.current = REFRESH_DELAYS_MS.map((delay) =>
@@ -51,7 +50,7 @@ export function LiveProvider(props: { token: string | null; children: ReactNode 
       source.close();
       timers.current.forEach((timer) => window.clearTimeout(timer));
     };
-  }, [props.token]);
+  }, []);
 
   return <LiveContext.Provider value={state}>{props.children}</LiveContext.Provider>;
 }

@@ -1,8 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode, useEffect, useState, type FormEvent } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createQueryClient, useLiveRefresh } from './hooks';
-import { adoptTokenFromUrl, getToken, onUnauthorized, setToken } from './api';
 import { LiveProvider, useLive } from './live';
 import { AgentDetailPage, AgentsPage } from './pages/Agents';
 import { RoutineDetailPage } from './pages/RoutineDetail';
@@ -16,7 +15,7 @@ import { TasksPage } from './pages/Tasks';
 import { AddFirstAgent, CreateWorkspace } from './pages/Welcome';
 import { WakeupsPage } from './pages/Wakeups';
 import { Link, Redirect, Route, Switch, useLocation } from './router';
-import { Modal } from './ui';
+import { SignInGate, SignOutButton } from './signin';
 import { useWorkspace, WorkspaceProvider } from './workspace';
 import './styles.css';
 import './board.css';
@@ -68,7 +67,7 @@ function Page() {
   );
 }
 
-function Shell(props: { askToken: () => void }) {
+function Shell() {
   useLiveRefresh();
   const { pathname } = useLocation();
   const { connected } = useLive();
@@ -94,7 +93,7 @@ function Shell(props: { askToken: () => void }) {
           <span className={`live ${connected ? 'on' : 'off'}`} data-testid="live-indicator" title={connected ? 'Live updates on' : 'Reconnecting to the live stream…'}>
             {connected ? 'live' : 'offline'}
           </span>
-          <button type="button" className="link" onClick={props.askToken} title="Set the API token">token</button>
+          <SignOutButton />
         </div>
       </header>
       <main><Page /></main>
@@ -102,46 +101,20 @@ function Shell(props: { askToken: () => void }) {
   );
 }
 
-function TokenModal(props: { onClose: () => void; onSave: (token: string | null) => void }) {
-  const [value, setValue] = useState(getToken() ?? '');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    props.onSave(value.trim() || null);
-  };
-  return (
-    <Modal title="API token" onClose={props.onClose}>
-      <form onSubmit={submit}>
-        <p className="hint">This scheduler requires <code>OFFICE_API_TOKEN</code>. The token is kept in this browser's local storage. You can also open the dashboard with <code>?token=…</code>.</p>
-        <input name="token" type="password" value={value} onChange={(e) => setValue(e.target.value)} autoFocus aria-label="API token" />
-        <footer><button type="submit" className="primary">Save</button></footer>
-      </form>
-    </Modal>
-  );
-}
-
 const queryClient = createQueryClient();
 
 function App() {
-  const [token, setTokenState] = useState(getToken());
-  const [asking, setAsking] = useState(false);
-  useEffect(() => onUnauthorized(() => setAsking(true)), []);
   return (
-    <LiveProvider token={token} key={token ?? ''}>
-      <WorkspaceProvider>
-        <Shell askToken={() => setAsking(true)} />
-        {asking && (
-          <TokenModal onClose={() => setAsking(false)} onSave={(next) => {
-            setToken(next);
-            setTokenState(next);
-            setAsking(false);
-          }} />
-        )}
-      </WorkspaceProvider>
-    </LiveProvider>
+    <SignInGate>
+      <LiveProvider>
+        <WorkspaceProvider>
+          <Shell />
+        </WorkspaceProvider>
+      </LiveProvider>
+    </SignInGate>
   );
 }
 
-adoptTokenFromUrl();
 createRoot(document.getElementById('root')!).render(
   <StrictMode><QueryClientProvider client={queryClient}><App /></QueryClientProvider></StrictMode>,
 );

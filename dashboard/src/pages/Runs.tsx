@@ -6,6 +6,7 @@ import { Link, navigate, useLocation } from '../router';
 import type { Agent, Run } from '../types';
 import { Empty, ErrorBox, FilterSelect, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
 import { useWorkspace } from '../workspace';
+import { StopRunButton } from '../stopRun';
 
 export function RunsPage() {
   const { workspace } = useWorkspace();
@@ -35,7 +36,7 @@ export function RunsPage() {
               <tr key={run.id} data-run-id={run.id} data-status={run.status}>
                 <td><Link to={`/office/runs/${run.id}`}>{run.id.slice(0, 16)}…</Link></td>
                 <td><Link to={`/office/agents/${run.agent_id}`}>{agentName(run.agent_id)}</Link></td>
-                <td><StatusBadge status={run.status} /></td>
+                <td><StatusBadge status={run.status} /> <StopRunButton run={run} compact /></td>
                 <td><Time at={run.started_at ?? run.created_at} /></td>
                 <td>{elapsed(run.started_at, run.finished_at, now)}</td>
                 <td>{run.attempt}</td>
@@ -67,6 +68,7 @@ export function RunDetailPage(props: { id: string }) {
           <p className="crumbs"><Link to="/office/runs">Runs</Link> /</p>
           <h1><code>{r.id}</code> <StatusBadge status={r.status} /></h1>
         </div>
+        <div className="actions"><StopRunButton run={r} /></div>
       </header>
       <div className="cards">
         <div className="card">
