@@ -232,9 +232,6 @@ export interface InboxRepo {
   insert(item: InboxItem): Promise<void>;
   list(workspaceId: string | undefined, status?: InboxItem['status']): Promise<InboxItem[]>;
   resolveByRef(refId: string): Promise<void>;
-  get(id: string): Promise<InboxItem | undefined>;
-  /** Marks one open item resolved; false when it was not open (already resolved, or no such item). */
-  resolve(id: string): Promise<boolean>;
 }
 
 export interface WakeupFilter {

@@ -102,7 +102,7 @@ export class RoutineService implements AgentRoutines {
       name: body.name,
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id,
-      // The routes set the owner from the credential; a routine installed with none is the admin's.
+      // The route sets the owner from the credential; a routine the scheduler installs (a heartbeat) is the admin's.
       owner_id: body.owner_id ?? BOOTSTRAP_ADMIN_ID,
       status: body.status ?? 'active',
       paused_reason: null,
@@ -321,9 +321,8 @@ export class RoutineService implements AgentRoutines {
    * The spec's heartbeat, installed in the transaction that creates the coordinator: a crash can
    * leave neither a coordinator without its heartbeat nor a heartbeat without its coordinator.
    */
-  async installHeartbeat(tx: Tx, agent: Agent, ownerId: string = BOOTSTRAP_ADMIN_ID): Promise<void> {
+  async installHeartbeat(tx: Tx, agent: Agent): Promise<void> {
     await this.createIn(tx, {
-      owner_id: ownerId,
       workspace_id: agent.workspace_id,
       name: COORDINATOR_HEARTBEAT.name,
       description: COORDINATOR_HEARTBEAT.description,

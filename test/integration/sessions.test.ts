@@ -159,6 +159,21 @@ describe('signing in to the dashboard', () => {
     expect((await h.api('GET', '/api/office/workspaces', undefined, { cookie })).status).toBe(401);
   });
 
+  it('a session exchanged for a named token acts as that token (a member stays a member), and dies when the token is revoked', async () => {
+    h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
+    const member = (await h.api('POST', '/api/office/tokens', { name: 'Dana', role: 'member' }, BEARER)).body;
+    const signedIn = await signIn(h.url, { authorization: `Bearer ${member.token}` });
+    expect(signedIn.body).toMatchObject({ signed_in: true, token_id: member.id, role: 'member', via: 'session' });
+    const cookie = `${SESSION_COOKIE}=${parseSetCookie(signedIn.setCookie).value}`;
+    expect((await h.api('GET', '/api/office/tokens', undefined, { cookie })).status).toBe(403);
+    expect((await h.api('GET', '/api/office/workspaces', undefined, { cookie })).status).toBe(200);
+
+    expect((await h.api('DELETE', `/api/office/tokens/${member.id}`, undefined, BEARER)).status).toBe(204);
+    const after = await h.api('GET', '/api/office/workspaces', undefined, { cookie });
+    expect(after.status).toBe(401);
+    expect((await h.api('GET', '/api/office/session', undefined, { cookie })).body.signed_in).toBe(false);
+  });
+
   it('answers 409 to a sign-in where no OFFICE_API_TOKEN is set, and GET /api/office/session says the API is open', async () => {
     h = await startHarness();
     expect((await signIn(h.url, {})).status).toBe(409);

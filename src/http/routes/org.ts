@@ -60,8 +60,7 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createAgent', summary: 'Create an agent', tag: 'Agents', success: { 201: AgentSchema }, errors: WRITE_ERRORS,
         description: 'Creating a `ceo` or `coordinator` agent also creates its "Coordinator heartbeat" routine.' }),
       body: CreateAgentBody } }, async (req, reply) =>
-      // A coordinator's heartbeat routine is owned by the token that creates the coordinator.
-      reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body, req.principal.kind === 'user' ? req.principal.tokenId : undefined))));
+      reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body))));
     r.get('/api/office/agents', { schema: {
       ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>

@@ -20,7 +20,7 @@ function overHttps(request: FastifyRequest): boolean {
 }
 
 /**
- * Dashboard sign-in (API.md, "Sessions"): POST exchanges the bearer token for an HttpOnly,
+ * Dashboard sign-in: POST exchanges the bearer token for an HttpOnly,
  * SameSite=Strict session cookie, GET says who is signed in, DELETE signs out.
  */
 export function sessionRoutes() {

@@ -34,8 +34,6 @@ export class PgInbox implements InboxRepo {
   }
   async insert(item: InboxItem) { await this.table.insert(item); }
   async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
-  async get(id: string) { return this.table.get(id); }
-  async resolve(id: string) { return (await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id])).changes === 1; }
   async list(workspaceId: string | undefined, status?: InboxItem['status']) {
     const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
     return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
