@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { selfWakeKey } from '../domain/idempotency.js';
+import { provenanceOf } from '../domain/provenance.js';
 import { buildContinuationSummary, routineSummaryScope } from '../domain/summary.js';
 import { TASK_STATES, type Run } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
@@ -94,7 +95,7 @@ async function applyActions(deps: AfterRunDeps, tx: Tx, run: Run, result: Record
     const problem = parsed.success ? await applyActionSafely(deps, tx, run, parsed.data, index, now) : parsed.error.issues[0]?.message ?? 'invalid action';
     if (problem) {
       await recordDecision(tx, deps.log, {
-        workspace_id: run.workspace_id, code: 'agent_action_rejected', agent_id: run.agent_id, run_id: run.id,
+        workspace_id: run.workspace_id, code: 'agent_action_rejected', agent_id: run.agent_id, run_id: run.id, ...provenanceOf(run),
         message: `action ${index} rejected: ${problem}`, details: { action: raw as Record<string, unknown> },
       }, now, 'warn');
     } else if (parsed.success && isProgress(parsed.data)) progress++;
@@ -115,24 +116,32 @@ async function applyActionSafely(deps: AfterRunDeps, tx: Tx, run: Run, action: A
   }
 }
 
+/**
+ * Each action is the run's follow-on work: it carries the run's provenance (unattended, on whose
+ * behalf) to what it writes and to the wakeups that follow, which count against the routine-run
+ * caps when unattended. A self-wake refused at a cap is logged as such by the wakeup service.
+ */
 async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAction, index: number, now: number): Promise<string | null> {
+  const provenance = provenanceOf(run);
   if (action.type === 'self_wake') {
     await deps.wakeups.enqueue(tx, {
       agent_id: run.agent_id, source: 'self', reason: action.reason,
       payload: { reason: action.reason, ...(run.task_id ? { task_id: run.task_id } : {}) },
       idempotency_key: selfWakeKey(run.id, index),
       not_before: now + (action.delay_sec ?? 0) * 1000,
+      provenance,
     }, now);
     return null;
   }
   const task = await tx.tasks.get(action.task_id);
   if (!task || task.workspace_id !== run.workspace_id) return `task '${action.task_id}' is not in the agent's workspace`;
+  const by = { type: 'agent' as const, id: run.agent_id, runId: run.id, provenance };
   if (action.type === 'comment') {
-    await deps.tasks.createCommentIn(tx, task.id, { body: action.body, author_type: 'agent', author_id: run.agent_id });
+    await deps.tasks.createCommentIn(tx, task.id, { body: action.body, author_type: 'agent', author_id: run.agent_id }, by);
     return null;
   }
   if (task.assignee_agent_instance_id !== run.agent_id) return `an agent may only move its own tasks`;
-  await deps.tasks.moveTaskIn(tx, task.id, action.state, { type: 'agent', id: run.agent_id }, null);
+  await deps.tasks.moveTaskIn(tx, task.id, action.state, by, null);
   return null;
 }
 
@@ -157,7 +166,7 @@ async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressed: bool
     agent_id: agent.id, task_id: run.task_id, ref_id: run.id, status: 'open', created_at: now,
   });
   await recordDecision(tx, deps.log, {
-    workspace_id: run.workspace_id, code: 'agent_loop_paused', agent_id: agent.id, task_id: run.task_id, run_id: run.id,
+    workspace_id: run.workspace_id, code: 'agent_loop_paused', agent_id: agent.id, task_id: run.task_id, run_id: run.id, ...provenanceOf(run),
     message: reason, details: { runs: limit },
   }, now, 'warn');
   tx.afterCommit(() => deps.agentChanged(agent.id));

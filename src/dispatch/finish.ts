@@ -6,6 +6,7 @@
 import { planRetry } from '../domain/backoff.js';
 import type { Agent, Run, Wakeup } from '../domain/types.js';
 import { agentErrorKey } from '../domain/idempotency.js';
+import { provenanceOf } from '../domain/provenance.js';
 import type { Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId } from '../services/ids.js';
@@ -154,15 +155,16 @@ async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, age
   // A coordinator is not woken about its own failure: that would loop on a broken coordinator.
   const notify = coordinator && coordinator.id !== wakeup.agent_id ? coordinator : null;
   if (notify) {
+    // Waking the coordinator is the failed run's follow-on work: done for the same person, under the same caps.
     await ctx.wakeups.enqueue(tx, {
       agent_id: notify.id, source: 'agent_error', reason: `${agent.name} failed`,
       payload: { agent_profile_id: wakeup.agent_id, run_id: run.id, error: errorText.slice(-4000) },
-      idempotency_key: agentErrorKey(wakeup.id),
+      idempotency_key: agentErrorKey(wakeup.id), provenance: provenanceOf(run),
     }, now);
   }
   await recordDecision(tx, ctx.log, {
     workspace_id: wakeup.workspace_id, code: 'wakeup_escalated', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
-    wakeup_id: wakeup.id, run_id: run.id,
+    wakeup_id: wakeup.id, run_id: run.id, ...provenanceOf(wakeup),
     message: `failed after ${retryCount} retries; ${notify ? `escalated to ${notify.name}` : 'no coordinator to escalate to'}`,
     details: { coordinator_id: notify?.id ?? null, retry_count: retryCount },
   }, now, 'error');

@@ -12,6 +12,7 @@ import { hashRunToken } from '../domain/runTokens.js';
 import { routineSummaryScope } from '../domain/summary.js';
 import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
 import { isIdleSkippable } from '../domain/wakeupSources.js';
+import { provenanceOf } from '../domain/provenance.js';
 import type { ClaimedWakeup, Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
@@ -90,7 +91,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
 
   if (task && heldByAnother(task, wakeup)) return waitForCheckout(ctx, tx, wakeup, task, now);
 
-  const budget = await checkBudgets(ctx, tx, agent, claimed.budgets.map(({ budget, spent }) => standingOf(budget, spent)), now);
+  const budget = await checkBudgets(ctx, tx, wakeup, agent, claimed.budgets.map(({ budget, spent }) => standingOf(budget, spent)), now);
   if (budget.blocked) {
     await pauseForBudget(ctx, tx, wakeup, agent, budget.blocked, now);
     return end('skipped', { skip_reason: 'budget_exceeded' }, true);
@@ -134,8 +135,6 @@ async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: E
   const attempt = wakeup.run_id === null ? 1 : claimed.attempts + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
   const prompt = await buildPromptFor(tx, claimed, routineId);
-  const routineRun = wakeup.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
-    : task?.workflow === 'routine' ? await tx.routines.runByTask(task.id) : undefined;
   const row: Run = {
     id: newId('run'),
     wakeup_id: wakeup.id,
@@ -154,8 +153,8 @@ async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: E
     result_json: {},
     error: null,
     cost_usd: null,
-    unattended: routineRun ? routineRun.unattended : wakeup.source === 'routine',
-    on_behalf_of: routineRun?.on_behalf_of ?? null,
+    // The wakeup carries what caused it (a fire, or unattended work's follow-on): the run is done for the same person.
+    ...provenanceOf(wakeup),
     created_at: now,
     started_at: now,
     finished_at: null,
@@ -218,12 +217,12 @@ async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, tas
   return { kind: 'waiting', wakeup };
 }
 
-async function checkBudgets(ctx: PipelineContext, tx: Tx, agent: Agent, standings: BudgetStanding[], now: number) {
+async function checkBudgets(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, standings: BudgetStanding[], now: number) {
   if (standings.length === 0) return { blocked: null };
   const verdict = budgetVerdict(standings);
   for (const warning of verdict.warnings) {
     await recordDecision(tx, ctx.log, {
-      workspace_id: agent.workspace_id, code: 'budget_warning', agent_id: agent.id,
+      workspace_id: agent.workspace_id, code: 'budget_warning', agent_id: agent.id, ...provenanceOf(wakeup),
       message: `${warning.budget.scope} budget ${warning.budget.id} exceeded (${warning.spent.toFixed(2)} of ${warning.budget.limit_usd} USD); proceeding (action warn)`,
       details: { budget_id: warning.budget.id, spent_usd: warning.spent, limit_usd: warning.budget.limit_usd },
     }, now, 'warn');
@@ -258,6 +257,6 @@ export function decide(
 ) {
   return recordDecision(tx, ctx.log, {
     workspace_id: wakeup.workspace_id, code, agent_id: wakeup.agent_id, task_id: wakeup.task_id,
-    wakeup_id: wakeup.id, run_id: wakeup.run_id, message, details: { source: wakeup.source, ...details },
+    wakeup_id: wakeup.id, run_id: wakeup.run_id, ...provenanceOf(wakeup), message, details: { source: wakeup.source, ...details },
   }, now, level);
 }

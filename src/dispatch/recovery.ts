@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { budgetVerdict } from '../domain/budgets.js';
 import { recoveryKey } from '../domain/idempotency.js';
-import type { Agent, Task, Workspace } from '../domain/types.js';
+import { provenanceOf } from '../domain/provenance.js';
+import type { Agent, Task, Wakeup, Workspace } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
@@ -100,10 +101,11 @@ export class RecoverySweep {
       const agent = await tx.agents.get(task.assignee_agent_instance_id!);
       if (!agent || (await this.skipReason(tx, agent, task, now))) continue;
       const outcome = await this.recover(tx, agent, task, now);
-      // A live recovery key means this task was already recovered: nothing is dispatched now.
-      if (outcome.kind === 'duplicate') continue;
+      // A live recovery key means this task was already recovered: nothing is dispatched now. A
+      // refusal at a routine-run cap was logged as such; a later sweep tries again.
+      if (outcome.kind === 'duplicate' || outcome.kind === 'refused') continue;
       await recordDecision(tx, this.deps.log, {
-        workspace_id: workspace.id, code: 'recovery_dispatch', agent_id: agent.id, task_id: task.id,
+        workspace_id: workspace.id, code: 'recovery_dispatch', agent_id: agent.id, task_id: task.id, ...provenanceOf(task),
         message: `recovered task ${task.id} for ${agent.name}`, details: { task_id: task.id, agent: agent.id },
       }, now);
       dispatched++;
@@ -119,11 +121,14 @@ export class RecoverySweep {
     const request = {
       agent_id: agent.id, source: 'task_assigned' as const, reason: 'recovered: assigned task never started',
       payload: { task_id: task.id }, idempotency_key: recoveryKey(task.id, task.updated_at), recovered: true,
+      // A task made by unattended work is recovered for the same person, under the same caps.
+      provenance: provenanceOf(task),
     };
     const outcome = await this.deps.wakeups.enqueue(tx, request, now);
     // A live key means the task was already recovered, unless that recovery ended with no run
-    // because its agent was paused: it never worked on the task, so the key is freed for this one.
-    if (outcome.kind !== 'duplicate' || outcome.wakeup.status !== 'finished' || outcome.wakeup.run_id !== null) return outcome;
+    // because its agent was paused, or was refused at a routine-run cap: it never worked on the
+    // task, so the key is freed for this one.
+    if (outcome.kind !== 'duplicate' || !neverRan(outcome.wakeup)) return outcome;
     await tx.wakeups.retireKey(outcome.wakeup.id);
     return this.deps.wakeups.enqueue(tx, request, now);
   }
@@ -135,4 +140,10 @@ export class RecoverySweep {
     if (budgetVerdict(await budgetStandings(tx, agent, task.project_id, now)).kind === 'block') return 'budget_exhausted';
     return dailyCapOf(tx, agent, now);
   }
+}
+
+/** A recovery that ended without working on its task: its agent was paused, or a routine-run cap refused it. */
+function neverRan(wakeup: Wakeup): boolean {
+  if (wakeup.run_id !== null) return false;
+  return wakeup.status === 'finished' || (wakeup.status === 'skipped' && wakeup.skip_reason === 'cap_reached');
 }

@@ -1,10 +1,16 @@
+import type { Provenance } from './provenance.js';
 import type { TaskState } from './types.js';
+
+/** What caused a write (absent: attended, as before it was carried): the wakeups it leads to inherit it. */
+interface Caused {
+  provenance?: Provenance;
+}
 
 /** Domain events. Each leaves with the transaction that caused it (see persistence/outbox). */
 export interface EventPayloads {
-  'task.created': { task_id: string; workspace_id: string };
-  'task.assigned': { task_id: string; workspace_id: string; agent_id: string | null; previous_agent_id: string | null };
-  'task.moved': {
+  'task.created': { task_id: string; workspace_id: string } & Caused;
+  'task.assigned': { task_id: string; workspace_id: string; agent_id: string | null; previous_agent_id: string | null } & Caused;
+  'task.moved': Caused & {
     task_id: string;
     workspace_id: string;
     from: TaskState;
@@ -12,7 +18,7 @@ export interface EventPayloads {
     by: { type: 'user' | 'agent' | 'system'; id: string | null };
     note?: string | null;
   };
-  'comment.created': { comment_id: string; task_id: string; author_type: 'user' | 'agent'; author_id: string };
+  'comment.created': { comment_id: string; task_id: string; author_type: 'user' | 'agent'; author_id: string } & Caused;
   'approval.created': { approval_id: string; task_id: string | null; requested_by_agent_id: string };
   'approval.resolved': {
     approval_id: string;

@@ -103,6 +103,8 @@ export const TaskSchema = z.object({
   completed_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
+  unattended: z.boolean().describe('Made by unattended work: a cron or webhook fire, or the follow-on work of its runs.'),
+  on_behalf_of: z.string().nullable().describe('The routine owner that unattended work was done for; null when attended.'),
   blocked_by: z.array(z.string()),
   reviewers: z.array(z.string()),
 }).meta({ id: 'Task' });
@@ -238,7 +240,8 @@ export const ActivityEntrySchema = z.object({
   routine_id: z.string().nullable(),
   actor_type: z.enum(['system', 'user', 'agent', 'routine']),
   actor_id: z.string().nullable(),
-  unattended: z.boolean(),
+  unattended: z.boolean().describe('Caused by a cron or webhook fire, or by the follow-on work of its runs.'),
+  on_behalf_of: z.string().nullable().describe('The routine owner the work was done for (the firing person for a manual fire); null for attended work.'),
   message: z.string(),
   details: JsonObject,
   created_at: Timestamp,
@@ -270,6 +273,8 @@ const wakeupFields = {
   requested_at: Timestamp,
   claimed_at: NullableTimestamp,
   finished_at: NullableTimestamp,
+  unattended: z.boolean().describe('Caused by unattended work; its run inherits it.'),
+  on_behalf_of: z.string().nullable(),
 };
 
 /** A wakeup as its wake request answers it. */
@@ -281,8 +286,9 @@ export const WakeupDetailSchema = z.object({ ...wakeupFields, explain, activity:
 
 export const WakeResponseSchema = z.object({
   wakeup: WakeupRecordSchema,
-  outcome: z.enum(['queued', 'duplicate', 'coalesced', 'merged_into_run'])
-    .describe('`duplicate`: a repeat within the idempotency window, answered with the first wakeup (status 200).'),
+  outcome: z.enum(['queued', 'duplicate', 'coalesced', 'merged_into_run', 'refused'])
+    .describe('`duplicate`: a repeat within the idempotency window, answered with the first wakeup (status 200). '
+      + '`refused`: an agent\'s wake during an unattended run, at a routine-run cap (the wakeup is `skipped`, `cap_reached`).'),
 }).meta({ id: 'WakeResponse' });
 
 export const RoutineRunResponseSchema = z.object({ routine_run: RoutineRunSchema }).meta({ id: 'RoutineRunResponse' });

@@ -137,6 +137,8 @@ export const ActivityQuery = z.strictObject({
   code: z.string().max(100).optional(),
   wakeup_id: Id.optional(),
   agent_id: Id.optional(),
+  unattended: z.enum(['true', 'false']).transform((value) => value === 'true').optional()
+    .describe('`true`: only entries caused by a cron or webhook fire (and its follow-on work); `false`: only attended ones.'),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 export const WorkspaceQuery = z.strictObject({ workspace_id: Id.optional() });

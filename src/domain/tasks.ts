@@ -21,6 +21,8 @@ export function newTask(required: Pick<Task, 'id' | 'workspace_id' | 'title'>, n
     completed_at: null,
     created_at: now,
     updated_at: now,
+    unattended: false,
+    on_behalf_of: null,
     blocked_by: [],
     reviewers: [],
     ...required,

@@ -99,6 +99,9 @@ export interface Task {
   completed_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Made by unattended work (a cron or webhook fire, or what its runs did): see Provenance. */
+  unattended: boolean;
+  on_behalf_of: string | null;
   blocked_by: string[];
   reviewers: string[];
 }
@@ -164,6 +167,9 @@ export interface Wakeup {
   requested_at: number;
   claimed_at: number | null;
   finished_at: number | null;
+  /** Caused by unattended work, and on whose behalf: its run inherits them (see Provenance). */
+  unattended: boolean;
+  on_behalf_of: string | null;
 }
 
 export interface Run {
@@ -210,13 +216,15 @@ export interface ActivityEntry {
   actor_type: 'system' | 'user' | 'agent' | 'routine';
   actor_id: string | null;
   unattended: boolean;
+  /** The routine owner the entry's work was done for (API.md, "Audit"); null for attended work. */
+  on_behalf_of: string | null;
   message: string;
   details: Record<string, unknown>;
   created_at: number;
 }
 
-export type NewActivity = Omit<ActivityEntry, 'id' | 'created_at' | 'unattended' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'> &
-  Partial<Pick<ActivityEntry, 'unattended' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'>>;
+export type NewActivity = Omit<ActivityEntry, 'id' | 'created_at' | 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'> &
+  Partial<Pick<ActivityEntry, 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'>>;
 
 export interface InboxItem {
   id: string;

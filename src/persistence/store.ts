@@ -219,6 +219,8 @@ export interface ActivityFilter {
   code?: string | undefined;
   wakeup_id?: string | undefined;
   agent_id?: string | undefined;
+  /** Only unattended entries (true) or only attended ones (false). */
+  unattended?: boolean | undefined;
   limit?: number | undefined;
 }
 
@@ -232,6 +234,9 @@ export interface InboxRepo {
   insert(item: InboxItem): Promise<void>;
   list(workspaceId: string | undefined, status?: InboxItem['status']): Promise<InboxItem[]>;
   resolveByRef(refId: string): Promise<void>;
+  get(id: string): Promise<InboxItem | undefined>;
+  /** Marks one open item resolved; false when it was not open (already resolved, or no such item). */
+  resolve(id: string): Promise<boolean>;
 }
 
 export interface WakeupFilter {
@@ -469,6 +474,13 @@ export interface RoutineRepo {
   takeRunSlots(runs: readonly { runId: string; agentId: string }[], deploymentCap: number): Promise<Set<string>>;
   /** Gives back the slots a run holds (it ended coalesced or skipped after taking them); false when it held none. */
   releaseRunSlot(runId: string): Promise<boolean>;
+  /**
+   * `takeRunSlot` for a wakeup that unattended follow-on work made (a subtask's assignment, a wake of
+   * another agent): the same counters, so fan-out from a routine counts against both caps. False,
+   * with nothing taken, when either is full. The wakeup's end frees the slot in the statement that
+   * ends it (migration 0020), whoever ends it.
+   */
+  takeWakeupSlot(wakeupId: string, agentId: string, caps: { deployment: number; agent: number | null }): Promise<boolean>;
   /** Active routine runs with this fingerprint (API.md, "Active"), oldest first. */
   activeRuns(routineId: string, fingerprint: string): Promise<RoutineRun[]>;
   /** `activeRuns` of several routines in one read, by routine id (a routine with none is left out). */

@@ -52,8 +52,8 @@ export const AGENTS = table<Agent>()('agent_instances', [
 export const TASKS = table<TaskRow>()('tasks', [
   'id', 'workspace_id', 'project_id', 'parent_id', 'title', 'description', 'state', 'assignee_agent_instance_id',
   'requires_approval', 'executor', 'workflow', 'origin', 'origin_id', 'checkout_agent_id', 'checkout_wakeup_id',
-  'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at',
-], { json: { executor: null }, bool: ['requires_approval'] });
+  'checkout_at', 'assigned_at', 'archived_at', 'completed_at', 'created_at', 'updated_at', 'unattended', 'on_behalf_of',
+], { json: { executor: null }, bool: ['requires_approval', 'unattended'] });
 
 export const COMMENTS = table<Comment>()('comments', ['id', 'workspace_id', 'task_id', 'author_type', 'author_id', 'body', 'created_at']);
 
@@ -65,7 +65,7 @@ export const BUDGETS = table<Budget>()('budgets',
 
 export const ACTIVITY = table<ActivityEntry>()('activity_log', [
   'workspace_id', 'code', 'agent_id', 'task_id', 'wakeup_id', 'run_id', 'routine_id', 'actor_type', 'actor_id',
-  'unattended', 'message', 'details', 'created_at',
+  'unattended', 'on_behalf_of', 'message', 'details', 'created_at',
 ], { json: { details: {} }, bool: ['unattended'] });
 
 export const INBOX = table<InboxItem>()('inbox_items',
@@ -75,7 +75,8 @@ export const WAKEUPS = table<Wakeup>()('agent_wakeup_requests', [
   'id', 'workspace_id', 'agent_id', 'source', 'reason', 'payload', 'task_id', 'status', 'cancel_reason', 'skip_reason',
   'coalesced_count', 'coalesced_into_id', 'idempotency_key', 'retry_count', 'scheduled_retry_at', 'available_at',
   'context_snapshot', 'run_id', 'routine_run_id', 'waiting_on_checkout', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
-], { json: { payload: {}, context_snapshot: {} }, bool: ['recovered'] });
+  'unattended', 'on_behalf_of',
+], { json: { payload: {}, context_snapshot: {} }, bool: ['recovered', 'unattended'] });
 
 export const RUNS = table<RunRow>()('runs', [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',

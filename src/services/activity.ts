@@ -15,7 +15,9 @@ export async function recordDecision(
   level: 'info' | 'warn' | 'error' = 'info',
 ): Promise<void> {
   await tx.activity.insert(entry, at);
-  const fields = { code: entry.code, ...omitEmpty(entry), ...(entry.details ?? {}) };
+  // Both audit fields on every line, as on every entry: an unattended decision is told apart at a glance.
+  const audit = { unattended: entry.unattended ?? false, on_behalf_of: entry.on_behalf_of ?? null };
+  const fields = { code: entry.code, ...omitEmpty(entry), ...(entry.details ?? {}), ...audit };
   tx.afterCommit(() => log[level](fields, entry.message || entry.code));
 }
 

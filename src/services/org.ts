@@ -24,7 +24,7 @@ export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role ===
 /** The routine side of an agent's lifecycle; provided by the routine service. */
 export interface AgentRoutines {
   /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
-  installHeartbeat(tx: Tx, agent: Agent): Promise<void>;
+  installHeartbeat(tx: Tx, agent: Agent, ownerId?: string): Promise<void>;
   pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void>;
 }
 
@@ -105,7 +105,8 @@ export class OrgService {
     });
   }
 
-  async createAgent(body: z.output<typeof CreateAgentBody>): Promise<Agent> {
+  /** `ownerId`: the token creating the agent, which owns a coordinator's heartbeat routine (the admin when absent). */
+  async createAgent(body: z.output<typeof CreateAgentBody>, ownerId?: string): Promise<Agent> {
     const agent = await this.deps.store.transaction(async (tx) => {
       await requireWorkspace(tx, body.workspace_id);
       const now = this.deps.clock.now();
@@ -132,7 +133,7 @@ export class OrgService {
       await tx.agents.insert(agent);
       await this.takeAgent(tx, agent.id);
       tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
-      if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(tx, agent);
+      if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(tx, agent, ownerId);
       return agent;
     });
     this.agentChanged(agent);

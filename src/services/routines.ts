@@ -13,6 +13,7 @@ import {
 } from '../domain/routines.js';
 import type { CreateRoutineBody, PatchRoutineBody, PatchTriggerBody, TriggerBody } from '../domain/schemas.js';
 import { missedTicksLine } from '../domain/prompt.js';
+import { provenanceOf, type Provenance } from '../domain/provenance.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
@@ -34,6 +35,8 @@ export interface FireRequest {
   scheduledFor?: number | null;
   deliveryId?: string | null;
   missedTicks?: MissedTicks | null;
+  /** A manual fire: the token id of whoever fired it, on whose behalf it runs (API.md, "Audit"). */
+  firedBy?: string | null;
 }
 
 export interface FireResult {
@@ -102,7 +105,7 @@ export class RoutineService implements AgentRoutines {
       name: body.name,
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id,
-      // The route sets the owner from the credential; a routine the scheduler installs (a heartbeat) is the admin's.
+      // The routes set the owner from the credential; a routine installed with none is the admin's.
       owner_id: body.owner_id ?? BOOTSTRAP_ADMIN_ID,
       status: body.status ?? 'active',
       paused_reason: null,
@@ -321,8 +324,9 @@ export class RoutineService implements AgentRoutines {
    * The spec's heartbeat, installed in the transaction that creates the coordinator: a crash can
    * leave neither a coordinator without its heartbeat nor a heartbeat without its coordinator.
    */
-  async installHeartbeat(tx: Tx, agent: Agent): Promise<void> {
+  async installHeartbeat(tx: Tx, agent: Agent, ownerId: string = BOOTSTRAP_ADMIN_ID): Promise<void> {
     await this.createIn(tx, {
+      owner_id: ownerId,
       workspace_id: agent.workspace_id,
       name: COORDINATOR_HEARTBEAT.name,
       description: COORDINATOR_HEARTBEAT.description,
@@ -339,12 +343,12 @@ export class RoutineService implements AgentRoutines {
 
   // Firing -------------------------------------------------------------------------------------
 
-  /** Manual fire ("Run now") from a person. */
-  fireManually(routineId: string, variables: Record<string, unknown>): Promise<FireResult> {
+  /** Manual fire ("Run now") from a person: attended, on behalf of `firedBy` (the routine's owner when not given). */
+  fireManually(routineId: string, variables: Record<string, unknown>, firedBy?: string | null): Promise<FireResult> {
     return this.deps.store.transaction(async (tx) => {
       const routine = await this.requireRoutine(tx, routineId);
       const manual = (await tx.routines.triggersOf(routineId)).find((t) => t.kind === 'manual');
-      return this.fireIn(tx, routine, { source: 'manual', triggerId: manual?.id ?? null, variables });
+      return this.fireIn(tx, routine, { source: 'manual', triggerId: manual?.id ?? null, variables, firedBy: firedBy ?? null });
     });
   }
 
@@ -469,7 +473,7 @@ export class RoutineService implements AgentRoutines {
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: `routine_run_${decided.status}`, routine_id: routine.id,
       agent_id: routine.assignee_agent_instance_id, task_id: decided.linked_task_id, wakeup_id: decided.linked_wakeup_id,
-      actor_type: 'routine', actor_id: routine.owner_id, unattended: run.unattended,
+      actor_type: 'routine', actor_id: routine.owner_id, ...provenanceOf(run),
       message: `routine '${routine.name}' fired (${request.source}): ${decided.status}${decided.skip_reason ? ` (${decided.skip_reason})` : ''}`,
       details: { routine_run_id: run.id, scheduled_for: request.scheduledFor ?? null, on_behalf_of: routine.owner_id },
     }, now);
@@ -482,7 +486,9 @@ export class RoutineService implements AgentRoutines {
       skip_reason: null, trigger_payload: payload, linked_task_id: null, linked_wakeup_id: null,
       coalesced_into_run_id: null, dispatch_fingerprint: dispatchFingerprint(routine), scheduled_for: request.scheduledFor ?? null,
       delivery_id: request.deliveryId ?? null, outcome: null, delivery_status: 'none', error: null,
-      unattended: request.source !== 'manual', on_behalf_of: routine.owner_id, started_at: now, completed_at: null,
+      unattended: request.source !== 'manual',
+      on_behalf_of: request.source === 'manual' ? request.firedBy ?? routine.owner_id : routine.owner_id,
+      started_at: now, completed_at: null,
     };
   }
 
@@ -503,11 +509,11 @@ export class RoutineService implements AgentRoutines {
     await tx.routines.settleRun(run.id, { status: failed.status, outcome: failed.outcome, error, completed_at: now });
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: 'routine_run_failed', routine_id: routine.id,
-      agent_id: routine.assignee_agent_instance_id, actor_type: 'routine', actor_id: routine.owner_id, unattended: run.unattended,
+      agent_id: routine.assignee_agent_instance_id, actor_type: 'routine', actor_id: routine.owner_id, ...provenanceOf(run),
       message: `routine '${routine.name}' could not fire (${run.source}): ${error}`,
-      details: { routine_run_id: run.id, scheduled_for: run.scheduled_for, on_behalf_of: routine.owner_id },
+      details: { routine_run_id: run.id, scheduled_for: run.scheduled_for, on_behalf_of: run.on_behalf_of },
     }, now, 'warn');
-    await this.countFailures(tx, routine, 'failed', now);
+    await this.countFailures(tx, routine, 'failed', now, provenanceOf(run));
     return failed;
   }
 
@@ -554,7 +560,7 @@ export class RoutineService implements AgentRoutines {
         title: renderTemplate(routine.task_template.title, run.trigger_payload),
         description: withMissedNote(renderTemplate(routine.task_template.description ?? '', run.trigger_payload), missed),
         assignee_agent_instance_id: routine.assignee_agent_instance_id,
-      }, { type: 'system', id: routine.id }, { workflow: 'routine', origin: 'routine', origin_id: routine.id });
+      }, { type: 'system', id: routine.id, provenance: provenanceOf(run) }, { workflow: 'routine', origin: 'routine', origin_id: routine.id });
       return settle({ status: 'task_created', linked_task_id: task.id });
     }
     const outcome = await this.wakeups.enqueue(tx, fire, now);
@@ -574,6 +580,7 @@ export class RoutineService implements AgentRoutines {
       payload: routinePayload(routine, run, request),
       idempotency_key: this.keyFor(routine, request),
       routine_run_id: run.id,
+      provenance: provenanceOf(run),
     };
   }
 
@@ -680,7 +687,7 @@ export class RoutineService implements AgentRoutines {
     // Settled once: a second path ending the same run (it lost the race) changes nothing.
     if (!(await tx.routines.settleRun(run.id, { outcome, completed_at: now }))) return;
     // "Failed runs in a row" means runs: a fire that never reached a session does not count.
-    if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now);
+    if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now, provenanceOf(run));
     if (routine.delivery) tx.afterCommit(() => void this.deliver(routine, run.id, outcome));
   }
 
@@ -693,18 +700,18 @@ export class RoutineService implements AgentRoutines {
     if (!task || task.workflow !== 'routine' || TERMINAL_TASK_STATES.includes(task.state)) return;
     const fireWaiting = (await tx.wakeups.openForTask(task.id)).some((w) => w.id !== ended.id && w.source === 'routine');
     if (fireWaiting) return;
-    await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId }, null, true);
+    await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId, provenance: provenanceOf(ended) }, null, true);
   }
 
   /**
    * Failure stops rather than retries forever: after the limit the routine pauses itself. The count
    * is kept in the routine's row by one statement, so outcomes ending together each count.
    */
-  private async countFailures(tx: Tx, routine: Routine, outcome: string, now: number) {
+  private async countFailures(tx: Tx, routine: Routine, outcome: string, now: number, provenance: Provenance) {
     const counted = await tx.routines.countOutcome(routine.id, outcome === 'succeeded', now, AUTO_PAUSE_REASON);
     if (!counted?.paused) return;
     await recordDecision(tx, this.deps.log, {
-      workspace_id: routine.workspace_id, code: 'routine_auto_paused', routine_id: routine.id,
+      workspace_id: routine.workspace_id, code: 'routine_auto_paused', routine_id: routine.id, ...provenance,
       agent_id: routine.assignee_agent_instance_id, message: counted.paused_reason!, details: { consecutive_failures: counted.consecutive_failures },
     }, now, 'warn');
     tx.afterCommit(() => this.listener.routineChanged(routine.id));

@@ -1,6 +1,7 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
 import type { CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import { ATTENDED, provenanceOf, type Provenance } from '../domain/provenance.js';
 import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
@@ -11,7 +12,17 @@ import { newId } from './ids.js';
 import { requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
 import type { WakeupService } from './wakeups.js';
 
-export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null };
+/**
+ * Who writes. An agent writes during a run (`runId`); what it writes is that run's follow-on work and
+ * carries the run's provenance. `provenance` given: the caller knows it already (a fire, a finish).
+ */
+export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null; runId?: string; provenance?: Provenance };
+
+/** What caused a write: given, or the run's that wrote it, or attended. */
+async function provenanceOfActor(tx: Tx, by: Actor): Promise<Provenance> {
+  if (by.provenance) return by.provenance;
+  return by.runId ? provenanceOf(await tx.runs.get(by.runId)) : ATTENDED;
+}
 
 export class TaskService {
   constructor(
@@ -29,6 +40,7 @@ export class TaskService {
     // Links are checked one by one, after the task's own references, so each error names its field.
     if (body.blocked_by?.length || body.reviewers?.length) await checkReferences(tx, body);
     const now = this.deps.clock.now();
+    const provenance = await provenanceOfActor(tx, by);
     const task = newTask({ id: newId('tsk'), workspace_id: ws, title: body.title }, now, {
       project_id: body.project_id ?? null,
       parent_id: body.parent_id ?? null,
@@ -40,12 +52,21 @@ export class TaskService {
       origin_id: by.id,
       blocked_by: body.blocked_by ?? [],
       reviewers: body.reviewers ?? [],
+      ...provenance,
       ...extra,
     });
     if (!(await tx.tasks.insert(task))) await explainRefusedTask(tx, body);
-    tx.emit('task.created', { task_id: task.id, workspace_id: ws });
+    if (by.type === 'agent') {
+      await this.recordAgentWrite(tx, by, provenance, now, {
+        workspace_id: ws, code: 'task_created', task_id: task.id,
+        message: `created ${task.parent_id ? `subtask of ${task.parent_id}` : 'task'} '${task.title}'`
+          + (task.assignee_agent_instance_id ? ` for ${task.assignee_agent_instance_id}` : ''),
+        details: { parent_id: task.parent_id, assignee_agent_instance_id: task.assignee_agent_instance_id },
+      });
+    }
+    tx.emit('task.created', { task_id: task.id, workspace_id: ws, provenance });
     if (task.assignee_agent_instance_id) {
-      tx.emit('task.assigned', { task_id: task.id, workspace_id: ws, agent_id: task.assignee_agent_instance_id, previous_agent_id: null });
+      tx.emit('task.assigned', { task_id: task.id, workspace_id: ws, agent_id: task.assignee_agent_instance_id, previous_agent_id: null, provenance });
     }
     return task;
   }
@@ -104,6 +125,7 @@ export class TaskService {
     const task = await tx.tasks.get(id);
     if (!task) throw notFound('task', id);
     const now = this.deps.clock.now();
+    const provenance = await provenanceOfActor(tx, by);
     let target = state;
     // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
     if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
@@ -117,7 +139,13 @@ export class TaskService {
       ...(target === 'DONE' || target === 'CANCELLED' ? { completed_at: now } : {}),
       ...(target === 'ARCHIVED' ? { archived_at: now } : {}),
     });
-    tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by, note });
+    if (by.type === 'agent') {
+      await this.recordAgentWrite(tx, by, provenance, now, {
+        workspace_id: task.workspace_id, code: 'task_moved', task_id: id,
+        message: `moved task from ${task.state} to ${target}`, details: { from: task.state, to: target },
+      });
+    }
+    tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by: { type: by.type, id: by.id }, note, provenance });
     return (await tx.tasks.get(id))!;
   }
 
@@ -138,11 +166,11 @@ export class TaskService {
     tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
   }
 
-  createComment(taskId: string, body: z.output<typeof CreateCommentBody>): Promise<Comment> {
-    return this.deps.store.transaction((tx) => this.createCommentIn(tx, taskId, body));
+  createComment(taskId: string, body: z.output<typeof CreateCommentBody>, by?: Actor): Promise<Comment> {
+    return this.deps.store.transaction((tx) => this.createCommentIn(tx, taskId, body, by));
   }
 
-  async createCommentIn(tx: Tx, taskId: string, body: z.output<typeof CreateCommentBody>): Promise<Comment> {
+  async createCommentIn(tx: Tx, taskId: string, body: z.output<typeof CreateCommentBody>, by: Actor = { type: body.author_type, id: body.author_id }): Promise<Comment> {
     const task = await tx.tasks.get(taskId);
     if (!task) throw notFound('task', taskId);
     if (body.author_type === 'agent') await requireAgentIn(tx, task.workspace_id, body.author_id, 'author_id');
@@ -151,8 +179,26 @@ export class TaskService {
       author_id: body.author_id, body: body.body, created_at: this.deps.clock.now(),
     };
     await tx.comments.insert(comment);
-    tx.emit('comment.created', { comment_id: comment.id, task_id: taskId, author_type: comment.author_type, author_id: comment.author_id });
+    const provenance = await provenanceOfActor(tx, by);
+    if (by.type === 'agent') {
+      await this.recordAgentWrite(tx, by, provenance, comment.created_at, {
+        workspace_id: task.workspace_id, code: 'comment_created', task_id: taskId,
+        message: `commented on task ${taskId}`, details: { comment_id: comment.id },
+      });
+    }
+    tx.emit('comment.created', { comment_id: comment.id, task_id: taskId, author_type: comment.author_type, author_id: comment.author_id, provenance });
     return comment;
+  }
+
+  /**
+   * An agent's write is its run's follow-on work: the audit trail names the run, and whether it
+   * was unattended and for whom (API.md, "Audit").
+   */
+  private recordAgentWrite(tx: Tx, by: Actor, provenance: Provenance, now: number,
+    entry: { workspace_id: string; code: string; task_id: string; message: string; details: Record<string, unknown> }) {
+    return recordDecision(tx, this.deps.log, {
+      ...entry, agent_id: by.id, run_id: by.runId ?? null, actor_type: 'agent', actor_id: by.id, ...provenance,
+    }, now);
   }
 
   createApproval(body: z.output<typeof CreateApprovalBody>): Promise<Approval> {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
+import { ATTENDED, needsCapSlot, type Provenance } from '../domain/provenance.js';
 import type { RoutineRunOutcome } from '../domain/routines.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { CheckoutWaiter, FoldRule, Tx } from '../persistence/store.js';
@@ -19,6 +20,8 @@ export interface EnqueueRequest {
   not_before?: number;
   routine_run_id?: string | null;
   recovered?: boolean;
+  /** What caused the request (a routine fire, or unattended work's follow-on); absent: attended. */
+  provenance?: Provenance;
 }
 
 export type EnqueueOutcome =
@@ -27,7 +30,12 @@ export type EnqueueOutcome =
   /** Merged into a queued wakeup of the same source inside the coalescing window. */
   | { kind: 'coalesced'; wakeup: Wakeup; into: Wakeup }
   /** Merged into a run that has not started yet (claim-time merge). */
-  | { kind: 'merged_into_run'; wakeup: Wakeup; into: Wakeup };
+  | { kind: 'merged_into_run'; wakeup: Wakeup; into: Wakeup }
+  /**
+   * Follow-on work of an unattended run at a routine-run cap: stored `skipped` with skip_reason
+   * `cap_reached` and logged, never queued (caps refuse rather than truncate in silence).
+   */
+  | { kind: 'refused'; wakeup: Wakeup };
 
 /** An event's request for an agent that no longer exists: nothing is written but the reason. */
 export interface SkippedEnqueue {
@@ -79,6 +87,7 @@ export class WakeupService {
     if (agent) {
       await recordDecision(tx, this.log, {
         workspace_id: agent.workspace_id, code: 'wakeup_skipped_agent_deleted', agent_id: agent.id, task_id: taskId, message, details,
+        ...(request.provenance ?? ATTENDED),
       }, now);
     } else {
       tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details }, message));
@@ -96,6 +105,7 @@ export class WakeupService {
     const result = await tx.wakeups.enqueueOrFold(wakeup, this.foldRuleFor(wakeup, now), now - this.config.idempotencyWindowMs);
     switch (result.kind) {
       case 'queued':
+        if (needsCapSlot(result.wakeup) && !(await this.takeCapSlot(tx, result.wakeup))) return this.refuseAtCap(tx, result.wakeup, now);
         tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
         this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
         return result;
@@ -105,6 +115,35 @@ export class WakeupService {
       default:
         return result;
     }
+  }
+
+  /**
+   * Caps that compose: unattended follow-on work (a subtask's assignment, a comment or a move that
+   * wakes another agent, an escalation, a self-wake) takes a slot under the deployment's cap and the
+   * woken agent's max_concurrent_routine_runs, as a fire does, and holds it until the wakeup ends.
+   */
+  private async takeCapSlot(tx: Tx, wakeup: Wakeup): Promise<boolean> {
+    const agent = await tx.agents.get(wakeup.agent_id);
+    return tx.routines.takeWakeupSlot(wakeup.id, wakeup.agent_id, {
+      deployment: this.config.maxConcurrentRoutineRuns,
+      agent: agent?.max_concurrent_routine_runs || null,
+    });
+  }
+
+  /** At a cap the wakeup is stored skipped, with the reason and an activity entry: refused, never silently dropped. */
+  private async refuseAtCap(tx: Tx, wakeup: Wakeup, now: number): Promise<EnqueueOutcome> {
+    const refused: Wakeup = { ...wakeup, status: 'skipped', skip_reason: 'cap_reached', finished_at: now };
+    await tx.wakeups.update(wakeup.id, { status: refused.status, skip_reason: refused.skip_reason, finished_at: now });
+    const agent = await tx.agents.get(wakeup.agent_id);
+    const caps = { deployment: this.config.maxConcurrentRoutineRuns, agent: agent?.max_concurrent_routine_runs || null };
+    await recordDecision(tx, this.log, {
+      workspace_id: wakeup.workspace_id, code: 'wakeup_cap_reached', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+      wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of,
+      message: `refused at a routine-run cap (deployment ${caps.deployment}, agent ${caps.agent ?? 'none'}): `
+        + `unattended follow-on work (${wakeup.source}) counts against the caps like a routine fire`,
+      details: { reason: 'cap_reached', source: wakeup.source, caps },
+    }, now, 'warn');
+    return { kind: 'refused', wakeup: refused };
   }
 
   /**
@@ -157,7 +196,8 @@ export class WakeupService {
       await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
-        wakeup_id: wakeup.id, message: `cancelled: ${reason}`, details: { reason },
+        wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of,
+        message: `cancelled: ${reason}`, details: { reason },
       }, now);
     }
   }
@@ -180,6 +220,7 @@ export class WakeupService {
     const id = newId('wk');
     const reason = request.reason ?? request.source;
     const hold = HELD_FOR_COALESCING.has(request.source) ? this.config.coalesceWindowMs : 0;
+    const provenance = request.provenance ?? ATTENDED;
     return {
       id,
       // The store fills in the agent's workspace as it checks that the agent is live.
@@ -207,6 +248,8 @@ export class WakeupService {
       requested_at: now,
       claimed_at: null,
       finished_at: null,
+      unattended: provenance.unattended,
+      on_behalf_of: provenance.on_behalf_of,
     };
   }
 
@@ -219,6 +262,8 @@ export class WakeupService {
       task_id: wakeup.task_id,
       wakeup_id: wakeup.id,
       run_id: runId,
+      unattended: wakeup.unattended,
+      on_behalf_of: wakeup.on_behalf_of,
       message: !runId
         ? `merged into queued wakeup ${into.id} (same source inside the coalescing window)`
         : into.status === 'scheduled_retry'

@@ -197,6 +197,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('office pages in Chrom
     await expect.poll(() => page.getByTestId('inbox-count').textContent()).toBe('1');
     const runId = (await h.api('GET', `/api/office/runs?agent_id=${breaker.body.id}&limit=1`)).body[0].id;
     expect(await item.getByRole('link', { name: 'failed run' }).getAttribute('href')).toBe(`/office/runs/${runId}`);
+
+    await item.getByRole('button', { name: 'Mark resolved' }).click();
+    await page.getByTestId('inbox-count').waitFor({ state: 'detached' });
+    const resolved = (await h.api('GET', `/api/office/inbox?workspace_id=${workspaceId}`)).body.find((i: { kind: string }) => i.kind === 'agent.error');
+    expect(resolved.status).toBe('resolved');
+    await page.locator(`ul[aria-label="Resolved items"] [data-inbox-id="${resolved.id}"]`).waitFor({ state: 'attached' });
   }, 30_000);
 
   it('updates the activity feed live when a wakeup is skipped, and filters it by code and agent', async () => {

@@ -70,4 +70,23 @@ describe('decision log lines', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ code: 'wakeup_coalesced', agent_id: 'agt_1', msg: 'wakeup_coalesced happened', level: 40 });
   });
+
+  it('every decision log line carries unattended and on_behalf_of, as its entry does: the routine owner for unattended work, false and null for attended', async () => {
+    store = openStore();
+    const { log, lines } = capturingLogger();
+    await store.transaction(async (tx) => {
+      await recordDecision(tx, log, { ...decision('wakeup_retry_scheduled'), unattended: true, on_behalf_of: 'tok_alice' }, 1_000);
+      await recordDecision(tx, log, decision('wakeup_idle_skipped'), 1_000);
+    });
+    await flush();
+    expect(lines.map((line) => [line.code, line.unattended, line.on_behalf_of])).toEqual([
+      ['wakeup_retry_scheduled', true, 'tok_alice'],
+      ['wakeup_idle_skipped', false, null],
+    ]);
+    const entries = await store.read((tx) => tx.activity.list({ workspace_id: 'ws_1' }));
+    expect(entries.map((entry) => [entry.code, entry.unattended, entry.on_behalf_of])).toEqual([
+      ['wakeup_idle_skipped', false, null],
+      ['wakeup_retry_scheduled', true, 'tok_alice'],
+    ]);
+  });
 });

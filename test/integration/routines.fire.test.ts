@@ -660,7 +660,8 @@ describe('governance: a routine runs as its owner, marked unattended', () => {
       expect(run).toMatchObject({ on_behalf_of: 'user_alice', unattended: true });
     }
     const manual = (await fire(routine.id)).body.routine_run;
-    expect(manual).toMatchObject({ source: 'manual', on_behalf_of: 'user_alice', unattended: false });
+    // A manual fire is attended, on behalf of whoever fired it (API.md, "Audit"): here the local caller, the bootstrap admin.
+    expect(manual).toMatchObject({ source: 'manual', on_behalf_of: 'admin', unattended: false });
 
     const activity = (await h.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=routine_run_dispatched`)).body;
     const cronEntry = activity.find((e: any) => e.details?.routine_run_id === cron.id);

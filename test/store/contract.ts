@@ -888,6 +888,22 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
       });
 
+      it('an inbox item is read by id and resolved once by id; only an open one resolves', async () => {
+        const { workspace } = await seed();
+        const [first, second] = idsInMintOrder('inb', 2).map((id) => ({
+          id, workspace_id: workspace.id, kind: 'agent.error', title: 't', body: 'stderr tail', agent_id: null, task_id: null, ref_id: `run_${id}`,
+          status: 'open' as const, created_at: now,
+        }));
+        await write(async (tx) => { await tx.inbox.insert(first!); await tx.inbox.insert(second!); });
+        expect(await read((tx) => tx.inbox.get(first!.id))).toEqual(first);
+        expect(await read((tx) => tx.inbox.get('inb_missing'))).toBeUndefined();
+        expect(await write((tx) => tx.inbox.resolve(first!.id))).toBe(true);
+        expect(await write((tx) => tx.inbox.resolve(first!.id))).toBe(false);
+        expect(await write((tx) => tx.inbox.resolve('inb_missing'))).toBe(false);
+        expect((await read((tx) => tx.inbox.get(first!.id)))?.status).toBe('resolved');
+        expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([second!.id]);
+      });
+
       it('a continuation summary is one per (agent, scope), replaced on upsert', async () => {
         const summary = { agent_profile_id: 'agt_1', scope: 'task:t1', content: 'v1', content_tokens: 1, updated_at: now, updated_by_run_id: 'run_1' };
         await write((tx) => tx.summaries.upsert(summary));

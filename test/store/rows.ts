@@ -29,7 +29,7 @@ export function taskRow(workspaceId: string, at: number, patch: Partial<Task> = 
     id: newId('tsk'), workspace_id: workspaceId, project_id: null, parent_id: null, title: 'Write the report', description: '',
     state: 'TODO', assignee_agent_instance_id: null, requires_approval: false, executor: null, workflow: 'office', origin: 'user',
     origin_id: null, checkout_agent_id: null, checkout_wakeup_id: null, checkout_at: null, assigned_at: null, archived_at: null,
-    completed_at: null, created_at: at, updated_at: at, blocked_by: [], reviewers: [], ...patch,
+    completed_at: null, created_at: at, updated_at: at, unattended: false, on_behalf_of: null, blocked_by: [], reviewers: [], ...patch,
   };
 }
 
@@ -58,7 +58,7 @@ export function wakeupRow(agent: Pick<Agent, 'id' | 'workspace_id'>, at: number,
     task_id: null, status: 'queued', cancel_reason: null, skip_reason: null, coalesced_count: 1, coalesced_into_id: null,
     idempotency_key: null, retry_count: 0, scheduled_retry_at: null, available_at: at, context_snapshot: {}, run_id: null,
     routine_run_id: null, waiting_on_checkout: null, recovered: false, error: null, requested_at: at, claimed_at: null,
-    finished_at: null, ...patch,
+    finished_at: null, unattended: false, on_behalf_of: null, ...patch,
   };
 }
 

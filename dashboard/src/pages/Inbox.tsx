@@ -63,6 +63,7 @@ function InboxRow(props: { item: InboxItem; agentName: (id: string) => string })
       </div>
       {item.body && <pre className="prose">{item.body}</pre>}
       {item.kind === 'approval' && item.ref_id && item.status === 'open' && <Decision approvalId={item.ref_id} title={item.title} />}
+      {item.kind !== 'approval' && item.status === 'open' && <MarkResolved itemId={item.id} />}
     </li>
   );
 }
@@ -78,6 +79,17 @@ function Decision(props: { approvalId: string; title: string }) {
       <input name="decision_note" aria-label={`Note on ${props.title}`} placeholder="Note (optional)" value={note} onChange={(e) => setNote(e.target.value)} />
       <button type="button" className="primary" disabled={action.busy} onClick={() => resolve('approved')}>Approve</button>
       <button type="button" className="danger" disabled={action.busy} onClick={() => resolve('rejected')}>Reject</button>
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
+/** An error someone has looked at leaves the open items (and the counter); the activity feed says who. */
+function MarkResolved(props: { itemId: string }) {
+  const action = useAction();
+  return (
+    <div className="decision">
+      <button type="button" disabled={action.busy} onClick={() => void action.run(() => api<InboxItem>('POST', `/api/office/inbox/${props.itemId}/resolve`))}>Mark resolved</button>
       <ErrorBox error={action.error} />
     </div>
   );

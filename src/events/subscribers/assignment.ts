@@ -20,6 +20,7 @@ export function onTaskAssigned(deps: SubscriberDeps) {
       payload: { task_id: event.payload.task_id },
       // An event handled in its own transaction is never replayed, so it needs no outbox row to be stable on.
       idempotency_key: taskAssignedKey(event.payload.task_id, event.at, event.id === NO_OUTBOX_ROW ? newId('evt') : event.id),
+      provenance: event.payload.provenance,
     }]);
   };
 }

@@ -22,6 +22,7 @@ export function onCommentCreated(deps: SubscriberDeps) {
         reason: 'new comment',
         payload: { task_id: task.id, comment_id: event.payload.comment_id },
         idempotency_key: commentKey(event.payload.comment_id),
+        provenance: event.payload.provenance,
       }]);
     });
   };

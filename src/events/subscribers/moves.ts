@@ -23,7 +23,8 @@ export function onTaskMoved(deps: SubscriberDeps) {
         ...(await wakesForParent(tx, task, event)),
         ...wakesForReviewers(task, event),
       ];
-      await enqueueAll(deps, tx, requests);
+      // Every wake a move leads to is the move's follow-on work: done for whomever the move was.
+      await enqueueAll(deps, tx, requests.map((request) => ({ ...request, provenance: event.payload.provenance })));
     });
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
@@ -12,6 +13,7 @@ import {
 import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
+import { resolveInboxItem } from '../../services/inbox.js';
 import { throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
@@ -66,6 +68,11 @@ export function observeRoutes(ctx: AppContext) {
       ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
+    r.post('/api/office/inbox/:id/resolve', { schema: {
+      ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
+        description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
+      params: IdParams } }, async (req) =>
+      toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id)));
   };
 }
 

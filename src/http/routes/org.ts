@@ -7,6 +7,7 @@ import {
 } from '../../domain/schemas.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
+import { provenanceOf } from '../../domain/provenance.js';
 import type { Agent } from '../../domain/types.js';
 import { describeAgentActor } from '../../machines/agent.js';
 import type { Tx } from '../../persistence/store.js';
@@ -60,7 +61,8 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createAgent', summary: 'Create an agent', tag: 'Agents', success: { 201: AgentSchema }, errors: WRITE_ERRORS,
         description: 'Creating a `ceo` or `coordinator` agent also creates its "Coordinator heartbeat" routine.' }),
       body: CreateAgentBody } }, async (req, reply) =>
-      reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body))));
+      // A coordinator's heartbeat routine is owned by the token that creates the coordinator.
+      reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body, req.principal.kind === 'user' ? req.principal.tokenId : undefined))));
     r.get('/api/office/agents', { schema: {
       ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery } }, async (req) =>
@@ -107,12 +109,14 @@ export function orgRoutes(ctx: AppContext) {
 /** An agent may wake only itself, and its wake is a `self` wakeup, not a person's. */
 async function selfWake(ctx: AppContext, principal: { agentId: string; runId: string }, agentId: string, body: z.output<typeof WakeAgentBody>) {
   if (principal.agentId !== agentId) throw forbidden('a run token may only wake its own agent');
-  return ctx.store.transaction((tx) => ctx.wakeups.enqueue(tx, {
+  return ctx.store.transaction(async (tx) => ctx.wakeups.enqueue(tx, {
     agent_id: agentId, source: 'self', reason: body.reason ?? 'self wake',
     payload: { reason: body.reason ?? 'self wake', ...(body.context ? { payload: body.context } : {}) },
     idempotency_key: body.idempotency_key
       ? clientWakeKey('self', agentId, body.idempotency_key)
       : selfWakeKey(principal.runId, ctx.clock.now()),
+    // The run's follow-on work: for the same person, under the routine-run caps when unattended.
+    provenance: provenanceOf(await tx.runs.get(principal.runId)),
   }, ctx.clock.now()));
 }
 

@@ -79,7 +79,9 @@ export function routineRoutes(ctx: AppContext) {
       ...operation({ operationId: 'fireRoutine', summary: 'Fire a routine by hand', tag: 'Routines', success: { 202: RoutineRunResponseSchema }, errors: WRITE_ERRORS, optionalBody: true,
         description: 'The body may be left out. A required variable that is missing is a 400 naming it.' }),
       params: IdParams, body: FireRoutineBody.nullish() }, preHandler: managerOf('routine') }, async (req, reply) => {
-      const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {});
+      // A manual fire is attended, on behalf of whoever fired it (API.md, "Audit").
+      const firedBy = req.principal.kind === 'user' ? req.principal.tokenId : null;
+      const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {}, firedBy);
       return reply.code(202).send({ routine_run: toApi(routineRun) });
     });
     r.post('/api/office/routines/:id/triggers', { schema: {

@@ -17,8 +17,9 @@ import { throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
 
+/** An agent writes as its run: what it writes is that run's follow-on work, with the run's provenance. */
 function actorOf(req: FastifyRequest): Actor {
-  return req.principal.kind === 'agent' ? { type: 'agent', id: req.principal.agentId } : { type: 'user', id: null };
+  return req.principal.kind === 'agent' ? { type: 'agent', id: req.principal.agentId, runId: req.principal.runId } : { type: 'user', id: null };
 }
 
 /** A run token acts only inside its own workspace, and moves only its own tasks. */
@@ -77,7 +78,7 @@ export function taskRoutes(ctx: AppContext) {
       const body = req.principal.kind === 'agent'
         ? { ...req.body, author_type: 'agent' as const, author_id: req.principal.agentId }
         : req.body;
-      return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, body)));
+      return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, body, req.principal.kind === 'agent' ? actorOf(req) : undefined)));
     });
     r.get('/api/office/tasks/:id/comments', { schema: {
       ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS }),

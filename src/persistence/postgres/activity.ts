@@ -11,7 +11,7 @@ export class PgActivity implements ActivityRepo {
     this.table = new PgTable(sql, ACTIVITY);
   }
   async insert(entry: NewActivity, at: number) {
-    await this.table.insert({ actor_type: 'system', unattended: false, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
+    await this.table.insert({ actor_type: 'system', unattended: false, on_behalf_of: null, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
   }
   async countSince(workspaceId: string, code: string, since: number) {
     return (await this.sql.get<{ n: number }>(
@@ -20,7 +20,7 @@ export class PgActivity implements ActivityRepo {
 
   async list(filter: ActivityFilter) {
     const { where, params } = whereClause(filter as Record<string, unknown>,
-      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id' });
+      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' });
     // Newest first; id breaks ties between entries written in the same millisecond.
     return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
       { ...params, limit: clampLimit(filter.limit, 200) });
@@ -34,6 +34,8 @@ export class PgInbox implements InboxRepo {
   }
   async insert(item: InboxItem) { await this.table.insert(item); }
   async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
+  async get(id: string) { return this.table.get(id); }
+  async resolve(id: string) { return (await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id])).changes === 1; }
   async list(workspaceId: string | undefined, status?: InboxItem['status']) {
     const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
     return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);

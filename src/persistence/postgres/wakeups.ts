@@ -16,7 +16,7 @@ const COLUMN_LIST = WAKEUP_COLUMNS.join(', ');
  * target column, so each is cast (text unless listed).
  */
 const PARAMETER_TYPE: Partial<Record<(typeof WAKEUP_COLUMNS)[number], string>> = {
-  coalesced_count: 'integer', retry_count: 'integer', recovered: 'integer', scheduled_retry_at: 'bigint',
+  coalesced_count: 'integer', retry_count: 'integer', recovered: 'integer', unattended: 'integer', scheduled_retry_at: 'bigint',
   available_at: 'bigint', requested_at: 'bigint', claimed_at: 'bigint', finished_at: 'bigint',
 };
 const param = (column: (typeof WAKEUP_COLUMNS)[number]) => `@${column}::${PARAMETER_TYPE[column] ?? 'text'}`;

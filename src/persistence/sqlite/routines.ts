@@ -168,13 +168,24 @@ export class SqliteRoutines implements RoutineRepo {
   }
 
   async takeRunSlot(runId: string, agentId: string, caps: { deployment: number; agent: number | null }) {
-    if (!this.raiseSlots(DEPLOYMENT_SCOPE, caps.deployment)) return false;
-    if (!this.raiseSlots(agentScope(agentId), caps.agent)) {
-      this.lowerSlots([DEPLOYMENT_SCOPE]);
-      return false;
-    }
+    if (!this.raiseBothSlots(agentId, caps)) return false;
     this.sql.run('INSERT INTO office_routine_run_slot_holders (routine_run_id, agent_id) VALUES (?, ?)', [runId, agentId]);
     return true;
+  }
+
+  async takeWakeupSlot(wakeupId: string, agentId: string, caps: { deployment: number; agent: number | null }) {
+    if (!this.raiseBothSlots(agentId, caps)) return false;
+    // Freed by the statement that ends the wakeup (trigger wakeup_slots_freed, migration 0020).
+    this.sql.run('INSERT INTO office_wakeup_slot_holders (wakeup_id, agent_id) VALUES (?, ?)', [wakeupId, agentId]);
+    return true;
+  }
+
+  /** One more in the deployment's counter and the agent's, each only below its cap; neither when either is full. */
+  private raiseBothSlots(agentId: string, caps: { deployment: number; agent: number | null }): boolean {
+    if (!this.raiseSlots(DEPLOYMENT_SCOPE, caps.deployment)) return false;
+    if (this.raiseSlots(agentScope(agentId), caps.agent)) return true;
+    this.lowerSlots([DEPLOYMENT_SCOPE]);
+    return false;
   }
 
   async takeRunSlots(runs: readonly { runId: string; agentId: string }[], deploymentCap: number) {
