@@ -31,6 +31,7 @@ import { wallClock, type Clock } from './machines/clock.js';
 import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
+import { DeliveryService } from './services/delivery.js';
 import { RoutineService } from './services/routines.js';
 import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
@@ -108,12 +109,14 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
   const tasks = new TaskService(deps, notifier, wakeups);
   // Late-bound: a change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
+  // Routine result deliveries survive the process: with SQLite a boot takes over whatever an earlier one claimed.
+  const deliveries = new DeliveryService({ ...deps, owner, random: options.random ?? Math.random, takeOverAtStart: outboxClaimMs === undefined });
   const routines = new RoutineService(deps, wakeups, tasks, {
     routineChanged: (id) => {
       triggers.routineChanged(id);
       replicaSignals.routineChanged(id);
     },
-  });
+  }, deliveries);
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
   const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
@@ -194,6 +197,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       }
       await recovery.start();
       replicas.start();
+      deliveries.start();
       ready = true;
       log.info({ url: listeningUrl, db: config.dbPath }, 'office scheduler ready');
       return { url: listeningUrl };
@@ -205,6 +209,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       // the API still answers their calls; whatever is still queued waits in the rows for the next boot.
       await triggers.stop();
       await supervisor.stop();
+      await deliveries.stop();
       // Several replicas: the agents with no session running here are handed over at once, the rest once their sessions drained.
       await replicas.handOverIdle();
       await pipeline.drain(config.shutdownGraceMs);

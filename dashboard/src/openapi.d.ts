@@ -1111,8 +1111,11 @@ export interface components {
             delivery_id: string | null;
             /** @description Null while the run's work has not ended. */
             outcome: ("succeeded" | "failed" | "interrupted" | "cancelled") | null;
-            /** @enum {string} */
-            delivery_status: "none" | "delivered" | "failed";
+            /**
+             * @description The result delivery: `pending` while it is retried, then `delivered` or `failed` (gave up); `none` without one.
+             * @enum {string}
+             */
+            delivery_status: "none" | "pending" | "delivered" | "failed";
             error: string | null;
             unattended: boolean;
             on_behalf_of: string | null;

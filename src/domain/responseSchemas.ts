@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { ExecutorSpecSchema } from './executors.js';
+import { DELIVERY_STATUSES } from './delivery.js';
 import { CATCH_UP_POLICIES, CONCURRENCY_POLICIES } from './routines.js';
 import { VariableDeclSchema } from './templates.js';
 import { AGENT_ROLES, AGENT_STATUSES, RUN_STATUSES, TASK_STATES, WAKEUP_STATUSES } from './types.js';
@@ -166,7 +167,7 @@ export const RoutineRunSchema = z.object({
   scheduled_for: NullableTimestamp.describe('The cron tick this run fires, or null.'),
   delivery_id: z.string().nullable(),
   outcome: z.enum(ROUTINE_RUN_OUTCOMES).nullable().describe('Null while the run\'s work has not ended.'),
-  delivery_status: z.enum(['none', 'delivered', 'failed']),
+  delivery_status: z.enum(DELIVERY_STATUSES).describe('The result delivery: `pending` while it is retried, then `delivered` or `failed` (gave up); `none` without one.'),
   error: z.string().nullable(),
   unattended: z.boolean(),
   on_behalf_of: z.string().nullable(),

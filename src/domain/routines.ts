@@ -1,4 +1,5 @@
 /** Routine entities. Behaviour (firing, policies, catch-up) lives in the routine modules. */
+import type { DeliveryStatus } from './delivery.js';
 import type { VariableDecl } from './templates.js';
 
 export const CONCURRENCY_POLICIES = ['coalesce_if_active', 'skip_if_active', 'always_enqueue'] as const;
@@ -82,7 +83,8 @@ export interface RoutineRun {
   scheduled_for: number | null;
   delivery_id: string | null;
   outcome: RoutineRunOutcome | null;
-  delivery_status: 'none' | 'delivered' | 'failed';
+  /** The result delivery's state (domain/delivery.ts): `none` when the routine has no delivery. */
+  delivery_status: DeliveryStatus;
   error: string | null;
   unattended: boolean;
   on_behalf_of: string | null;

@@ -44,6 +44,7 @@ import type {
 } from '../domain/types.js';
 import type { DomainEvent, EventOf, EventType } from '../domain/events.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { PendingDelivery } from '../domain/delivery.js';
 import type { Bucket, CostInBucket, RunSpan, TimeRange, WakeupOutcomeCount } from '../domain/stats.js';
 import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
@@ -94,6 +95,7 @@ export interface Tx {
   readonly outbox: OutboxRepo;
   readonly leases: LeaseRepo;
   readonly replicas: ReplicaRepo;
+  readonly deliveries: DeliveryRepo;
   readonly stats: StatsRepo;
   readonly tokens: TokenRepo;
   /**
@@ -601,6 +603,42 @@ export interface SnapshotRepo {
 
 /** The actors whose snapshots are stored, and the agent whose lease owns each. */
 export type SnapshotKind = 'agent' | 'trigger';
+
+/** A take of due deliveries (DeliveryRepo.take). */
+export interface DeliveryTake {
+  /** At most this many, the longest due first. */
+  limit: number;
+  now: number;
+  /** The claim lasts until then: a taker that dies leaves it to whoever takes after it expires. */
+  claimUntil: number;
+  /** Also take deliveries another owner claimed, whatever their claim says: every other owner is dead (SQLite's boot). */
+  takeOver: boolean;
+}
+
+/**
+ * Routine result deliveries still to make (routine_deliveries; API.md: routine run `delivery_status`),
+ * taken with expiring claims like the outbox: each lives until it is delivered or gives up, whatever
+ * happens to the process that took it. Each operation is one statement, or two in its transaction.
+ */
+export interface DeliveryRepo {
+  /**
+   * Records a delivery to make (first attempt at `next_attempt_at`) and marks its routine run's
+   * delivery_status `pending`. False, with nothing written, when the run has one already.
+   */
+  schedule(delivery: Pick<PendingDelivery, 'routine_run_id' | 'url' | 'body' | 'next_attempt_at' | 'created_at'>): Promise<boolean>;
+  /** Claims for `owner` the deliveries due at `now` that no live claim holds, in one UPDATE … RETURNING: two takers never get the same one. */
+  take(owner: string, batch: DeliveryTake): Promise<PendingDelivery[]>;
+  /** A failed attempt, while `owner` holds the claim: counts it, lets the claim go and sets the next attempt. False when the claim was lost. */
+  retryLater(routineRunId: string, owner: string, attempt: { attempts: number; next_attempt_at: number; last_error: string }): Promise<boolean>;
+  /**
+   * Ends a delivery `owner` holds: its row goes and its routine run's delivery_status becomes `status`,
+   * in this transaction. False, with nothing written, when the claim was lost (another took it).
+   */
+  finish(routineRunId: string, owner: string, status: 'delivered' | 'failed'): Promise<boolean>;
+  /** When the next delivery is due, or a claim on one expires; null when none waits. */
+  nextDue(): Promise<number | null>;
+  get(routineRunId: string): Promise<PendingDelivery | undefined>;
+}
 
 export interface OutboxTake {
   /** At most this many events, oldest first. */

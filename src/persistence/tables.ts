@@ -5,6 +5,7 @@
  */
 import type { ActivityEntry, Agent, Approval, Budget, Comment, ContinuationSummary, InboxItem, Project, Run, Task, Wakeup, Workspace } from '../domain/types.js';
 import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js';
+import type { PendingDelivery } from '../domain/delivery.js';
 import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
 
@@ -106,6 +107,11 @@ export const ROUTINE_RUNS = table<RoutineRun>()('office_routine_runs', [
   'linked_wakeup_id', 'coalesced_into_run_id', 'dispatch_fingerprint', 'scheduled_for', 'delivery_id', 'outcome',
   'delivery_status', 'error', 'unattended', 'on_behalf_of', 'started_at', 'completed_at',
 ], { json: { trigger_payload: {} }, bool: ['unattended'] });
+
+/** Routine result deliveries still to make; the claim columns stay in the store. */
+export const ROUTINE_DELIVERIES = table<PendingDelivery>()('routine_deliveries', [
+  'routine_run_id', 'url', 'body', 'attempts', 'next_attempt_at', 'last_error', 'created_at',
+], { json: { body: {} } }, 'routine_run_id');
 
 export const API_TOKENS = table<ApiToken>()('api_tokens', ['id', 'name', 'role', 'token_hash', 'created_at', 'revoked_at']);
 

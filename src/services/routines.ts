@@ -23,6 +23,7 @@ import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
 import { newId, newSecret } from './ids.js';
 import { requireAgentIn, requireWorkspace, type AgentRoutines } from './org.js';
+import type { DeliveryService } from './delivery.js';
 import type { TaskService } from './tasks.js';
 import type { EnqueueRequest, WakeupService } from './wakeups.js';
 
@@ -86,6 +87,8 @@ export class RoutineService implements AgentRoutines {
     private readonly wakeups: WakeupService,
     private readonly tasks: TaskService,
     private readonly listener: RoutineChangeListener,
+    /** Result deliveries: recorded with the outcome they report, made after commit, retried until they end. */
+    private readonly deliveries: DeliveryService,
   ) {}
 
   // CRUD ---------------------------------------------------------------------------------------
@@ -688,7 +691,7 @@ export class RoutineService implements AgentRoutines {
     if (!(await tx.routines.settleRun(run.id, { outcome, completed_at: now }))) return;
     // "Failed runs in a row" means runs: a fire that never reached a session does not count.
     if (sessionRan || outcome === 'succeeded') await this.countFailures(tx, routine, outcome, now, provenanceOf(run));
-    if (routine.delivery) tx.afterCommit(() => void this.deliver(routine, run.id, outcome));
+    await this.deliveries.scheduleIn(tx, routine, run, outcome, now);
   }
 
   /**
@@ -715,23 +718,6 @@ export class RoutineService implements AgentRoutines {
       agent_id: routine.assignee_agent_instance_id, message: counted.paused_reason!, details: { consecutive_failures: counted.consecutive_failures },
     }, now, 'warn');
     tx.afterCommit(() => this.listener.routineChanged(routine.id));
-  }
-
-  /** Delivery is recorded apart from the outcome: a failed post never turns success into failure. */
-  private async deliver(routine: Routine, routineRunId: string, outcome: string): Promise<void> {
-    let status: 'delivered' | 'failed' = 'failed';
-    try {
-      const response = await fetch(routine.delivery!.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ routine_id: routine.id, routine_run_id: routineRunId, outcome }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      status = response.ok ? 'delivered' : 'failed';
-    } catch (error) {
-      this.deps.log.warn({ err: error, routine_id: routine.id }, 'routine result delivery failed');
-    }
-    await this.deps.store.transaction((tx) => tx.routines.updateRun(routineRunId, { delivery_status: status }));
   }
 
   private async requireRoutine(tx: Tx, id: string): Promise<Routine> {

@@ -699,8 +699,9 @@ describe('delivery is recorded apart from the outcome', () => {
     const rr = (await fire(routine.id)).body.routine_run;
     return h.waitFor(async () => {
       const run = await routineRun(routine.id, rr.id);
-      return run.delivery_status !== 'none' ? run : null;
-    }, 'a delivery status');
+      // `pending` while it is retried (FAST_ENV's backoff steps add up to 2 s), then where it ended.
+      return run.delivery_status === 'delivered' || run.delivery_status === 'failed' ? run : null;
+    }, 'the delivery to end');
   }
 
   it('to a listening http server: delivered, with the run id and outcome in the POST', async () => {
@@ -716,7 +717,7 @@ describe('delivery is recorded apart from the outcome', () => {
     expect(received).toEqual([{ method: 'POST', body: expect.objectContaining({ routine_run_id: run.id, outcome: 'succeeded' }) }]);
   });
 
-  it('to a closed port: delivery failed while the outcome stays succeeded', async () => {
+  it('to a closed port: delivery failed once its retries are spent, while the outcome stays succeeded', async () => {
     h = await startHarness();
     const { server, url } = await listen(() => 200);
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -724,11 +725,13 @@ describe('delivery is recorded apart from the outcome', () => {
     expect(run).toMatchObject({ outcome: 'succeeded', delivery_status: 'failed' });
   });
 
-  it('to a server answering 500: delivery failed while the outcome stays succeeded', async () => {
+  it('to a server answering 500: delivery failed once its retries are spent (1 attempt + MaxRetryCount), while the outcome stays succeeded', async () => {
     h = await startHarness();
-    const { server, url } = await listen(() => 500);
+    let attempts = 0;
+    const { server, url } = await listen(() => { attempts++; return 500; });
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const run = await deliveredRun(url);
     expect(run).toMatchObject({ outcome: 'succeeded', delivery_status: 'failed' });
+    expect(attempts).toBe(5);
   });
 });

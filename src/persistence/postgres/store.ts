@@ -24,6 +24,7 @@ import { toStorageUnavailable } from './storageFailure.js';
 import { PgSessions } from './sessions.js';
 import { PgSummaries } from './summaries.js';
 import { PgTokens } from './tokens.js';
+import { PgDeliveries } from './deliveries.js';
 import { PgApprovals, PgComments, PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
 
@@ -277,6 +278,7 @@ export class PostgresStore implements Store {
       replicas: new PgReplicas(sql),
       stats: new PgStats(sql),
       tokens: new PgTokens(sql),
+      deliveries: new PgDeliveries(sql),
     };
   }
 

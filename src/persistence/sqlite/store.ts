@@ -19,6 +19,7 @@ import { SqliteStats } from './stats.js';
 import { SqliteSessions } from './sessions.js';
 import { SqliteSummaries } from './summaries.js';
 import { SqliteTokens } from './tokens.js';
+import { SqliteDeliveries } from './deliveries.js';
 import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
 import { SqliteRoutines } from './routines.js';
 import { SqliteRuns } from './runs.js';
@@ -138,6 +139,7 @@ export class SqliteStore implements Store {
       replicas: new SqliteReplicas(this.sql),
       stats: new SqliteStats(this.sql),
       tokens: new SqliteTokens(this.sql),
+      deliveries: new SqliteDeliveries(this.sql),
     };
   }
 

@@ -1,0 +1,4 @@
+import { deliveryContract } from './deliveryContract.js';
+import { postgresStoreFactory } from './postgresFactory.js';
+
+deliveryContract('PostgreSQL', postgresStoreFactory);
