@@ -497,6 +497,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/office/inbox/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an inbox item (an agent error) as dealt with
+         * @description An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.
+         */
+        post: operations["resolveInboxItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/office/stats": {
         parameters: {
             query?: never;
@@ -745,7 +765,7 @@ export interface paths {
         };
         /**
          * Who is signed in
-         * @description The dashboard asks this first: a 401 means it shows the sign-in form.
+         * @description Needs no credential: without one (or with a session that ended) it answers `signed_in: false`, and the dashboard shows its sign-in form. A wrong bearer token is still a 401.
          */
         get: operations["getSession"];
         put?: never;
@@ -1017,6 +1037,10 @@ export interface components {
              * @description ISO-8601 UTC
              */
             updated_at: string;
+            /** @description Made by unattended work: a cron or webhook fire, or the follow-on work of its runs. */
+            unattended: boolean;
+            /** @description The routine owner that unattended work was done for; null when attended. */
+            on_behalf_of: string | null;
             blocked_by: string[];
             reviewers: string[];
         };
@@ -1287,7 +1311,10 @@ export interface components {
             /** @enum {string} */
             actor_type: "system" | "user" | "agent" | "routine";
             actor_id: string | null;
+            /** @description Caused by a cron or webhook fire, or by the follow-on work of its runs. */
             unattended: boolean;
+            /** @description The routine owner the work was done for (the firing person for a manual fire); null for attended work. */
+            on_behalf_of: string | null;
             message: string;
             details: {
                 [key: string]: unknown;
@@ -1339,6 +1366,9 @@ export interface components {
             requested_at: string;
             claimed_at: string | null;
             finished_at: string | null;
+            /** @description Caused by unattended work; its run inherits it. */
+            unattended: boolean;
+            on_behalf_of: string | null;
         };
         Wakeup: {
             id: string;
@@ -1381,6 +1411,9 @@ export interface components {
             requested_at: string;
             claimed_at: string | null;
             finished_at: string | null;
+            /** @description Caused by unattended work; its run inherits it. */
+            unattended: boolean;
+            on_behalf_of: string | null;
             /** @description Why the wakeup is where it is, in one sentence. */
             explain: string;
         };
@@ -1425,6 +1458,9 @@ export interface components {
             requested_at: string;
             claimed_at: string | null;
             finished_at: string | null;
+            /** @description Caused by unattended work; its run inherits it. */
+            unattended: boolean;
+            on_behalf_of: string | null;
             /** @description Why the wakeup is where it is, in one sentence. */
             explain: string;
             /** @description Its decisions, newest first. */
@@ -1433,10 +1469,10 @@ export interface components {
         WakeResponse: {
             wakeup: components["schemas"]["WakeupRecord"];
             /**
-             * @description `duplicate`: a repeat within the idempotency window, answered with the first wakeup (status 200).
+             * @description `duplicate`: a repeat within the idempotency window, answered with the first wakeup (status 200). `refused`: an agent's wake during an unattended run, at a routine-run cap (the wakeup is `skipped`, `cap_reached`).
              * @enum {string}
              */
-            outcome: "queued" | "duplicate" | "coalesced" | "merged_into_run";
+            outcome: "queued" | "duplicate" | "coalesced" | "merged_into_run" | "refused";
         };
         RoutineRunResponse: {
             routine_run: components["schemas"]["RoutineRun"];
@@ -1562,15 +1598,13 @@ export interface components {
         };
         /** @description Who the caller is, and how it signed in. */
         Session: {
+            /** @description False only where OFFICE_API_TOKEN is set and this request brought no valid credential: the dashboard shows its sign-in form. */
+            signed_in: boolean;
             /** @description The token this caller acts as: "admin" for OFFICE_API_TOKEN (and for every local caller when none is set), or a named token's id. */
-            token_id: string;
-            /** @enum {string} */
-            role: "admin" | "member";
-            /**
-             * @description How this request was authenticated: the session cookie, a bearer token, or nothing (no OFFICE_API_TOKEN is set).
-             * @enum {string}
-             */
-            via: "session" | "token" | "open";
+            token_id: string | null;
+            role: ("admin" | "member") | null;
+            /** @description How this request was authenticated: the session cookie, a bearer token, or nothing needed (no OFFICE_API_TOKEN is set). */
+            via: ("session" | "token" | "open") | null;
             /** @description When the session ends; null when the request did not come through a session. */
             expires_at: string | null;
         };
@@ -5032,6 +5066,8 @@ export interface operations {
                 code?: string;
                 wakeup_id?: string;
                 agent_id?: string;
+                /** @description `true`: only entries caused by a cron or webhook fire (and its follow-on work); `false`: only attended ones. */
+                unattended?: "true" | "false";
                 limit?: number;
             };
             header?: never;
@@ -5154,6 +5190,127 @@ export interface operations {
             };
             /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resolveInboxItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be written (storage_unavailable); retry after the Retry-After header. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7091,15 +7248,6 @@ export interface operations {
             };
             /** @description A run token may not do this, or an owner rule forbids it. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An id names nothing. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
