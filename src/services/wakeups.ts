@@ -90,8 +90,7 @@ export class WakeupService {
         ...(request.provenance ?? ATTENDED),
       }, now);
     } else {
-      const audit = request.provenance ?? ATTENDED;
-      tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details, ...audit }, message));
+      tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details }, message));
     }
     return { kind: 'skipped', reason: 'agent_deleted' };
   }
