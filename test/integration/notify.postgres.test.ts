@@ -122,6 +122,34 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
     expect(other.scheduler.supervisor.view(agentId)).toBeNull();
   });
 
+  it('a replica alone relays nothing; once another one starts listening, each hears of the other and relays to it', async () => {
+    const database = await freshDatabase();
+    cleanups.push(database.drop);
+    // The test listens on the relay channel too (it never sends, so no replica counts it).
+    const listener = new pg.Client({ connectionString: database.url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    const envelopes: { replica: string; messages: unknown[]; presence?: string }[] = [];
+    listener.on('notification', (notification) => { envelopes.push(JSON.parse(notification.payload!)); });
+    await listener.query('LISTEN office_relay');
+
+    const a = await startReplica(database.url, 'replica-a');
+    const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agentId = await createAgent(a, workspace.body.id, 'Worker');
+    const task = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Alone', assignee_agent_instance_id: agentId });
+    await succeededRun(a, agentId, task.body.id);
+
+    await startReplica(database.url, 'replica-b');
+    // A answers B's ask; anything A had relayed while alone would have reached the channel before.
+    await waitFor(() => envelopes.find((envelope) => envelope.replica === 'replica-a' && envelope.presence === 'here'), 'replica-a answering replica-b');
+    const answered = envelopes.findIndex((envelope) => envelope.replica === 'replica-a' && envelope.presence === 'here');
+    expect(envelopes.slice(0, answered).filter((envelope) => envelope.replica === 'replica-a' && envelope.messages.length > 0)).toEqual([]);
+    expect(envelopes.filter((envelope) => envelope.replica === 'replica-a' && envelope.presence === 'ask')).toHaveLength(1);
+
+    expect((await a.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'now someone listens' })).status).toBe(202);
+    await waitFor(() => envelopes.find((envelope) => envelope.replica === 'replica-a' && envelope.messages.length > 0), 'replica-a relaying to replica-b');
+  });
+
   it('the event stream of one replica shows a wakeup and a run written through the other', async () => {
     const { a, b } = await twoReplicas();
     const workspace = await b.api('POST', '/api/office/workspaces', { name: 'Acme' });

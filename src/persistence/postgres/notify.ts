@@ -6,7 +6,9 @@
  *   agent offers it to the agent actor. A wakeup this process wrote was offered in-process after its
  *   commit already: notifications from this process's own pooled connections are dropped here.
  * - `office_relay`: small messages a replica sends to all the others after commit (its live feed's
- *   entries); a replica drops its own.
+ *   entries); a replica drops its own. A replica that knows of no other sends none: each says it
+ *   is here when it starts listening (and others answer), so a lone replica spends no NOTIFY,
+ *   nor the parsing of its own, on every wakeup.
  * - `office_outbox`: a replica claimed outbox events until some time (outbox.ts sends it from the
  *   statement that writes, takes or renews the claim). If it dies, its claim expires then, and the
  *   others take the events at that deadline: no replica polls the outbox.
@@ -66,6 +68,8 @@ export interface PgSignalsOptions {
 interface RelayEnvelope {
   replica: string;
   messages: unknown[];
+  /** Presence: `ask` when a replica starts listening (every other answers `here`). */
+  presence?: 'ask' | 'here';
 }
 
 export class PgSignals {
@@ -79,6 +83,8 @@ export class PgSignals {
   private reconnectTimer: unknown = null;
   private everListened = false;
   private closed = false;
+  /** The other replicas heard on the relay channel: while there is none, nothing is relayed. */
+  private readonly peers = new Set<string>();
 
   constructor(private readonly options: PgSignalsOptions) {}
 
@@ -90,7 +96,7 @@ export class PgSignals {
 
   /** Sends `message` to every other replica, after the current turn (one NOTIFY per batch). Dropped while disconnected: live only. */
   publish(message: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.peers.size === 0) return;
     this.outgoing.push(message);
     if (!this.flushing) {
       this.flushing = true;
@@ -132,6 +138,7 @@ export class PgSignals {
     const reconnected = this.everListened || this.failedAttempts > 0;
     this.everListened = true;
     this.failedAttempts = 0;
+    this.announce('ask');
     if (reconnected) this.options.log.info({ replica: this.options.replica }, 'listening for other replicas\' signals again; re-reading what may have been missed');
     await this.handlers?.listening(reconnected).catch((error: unknown) =>
       this.options.log.warn({ err: error }, 'reading what was signalled before listening failed'));
@@ -166,8 +173,13 @@ export class PgSignals {
         const signal = JSON.parse(notification.payload) as { agent_id: string; wakeup_id: string; available_at: number };
         this.handlers.wakeupQueued({ agentId: signal.agent_id, wakeupId: signal.wakeup_id, availableAt: Number(signal.available_at) });
       } else if (notification.channel === RELAY_CHANNEL) {
+        // This replica's own relay, back from the server: not even parsed.
+        if (notification.processId === this.backendPid()) return;
         const envelope = JSON.parse(notification.payload) as RelayEnvelope;
-        if (envelope.replica !== this.options.replica) this.handlers.relayed(envelope.messages);
+        if (envelope.replica === this.options.replica) return;
+        this.peers.add(envelope.replica);
+        if (envelope.presence === 'ask') this.announce('here');
+        if (envelope.messages.length > 0) this.handlers.relayed(envelope.messages);
       } else if (notification.channel === OUTBOX_CHANNEL) {
         const claim = JSON.parse(notification.payload) as { owner: string; until: number };
         if (claim.owner !== this.options.replica) this.handlers.outboxClaimed({ owner: claim.owner, until: Number(claim.until) });
@@ -175,6 +187,22 @@ export class PgSignals {
     } catch (error) {
       this.options.log.error({ err: error, channel: notification.channel }, 'a signal from another replica could not be handled');
     }
+  }
+
+  /** Tells the other replicas this one listens (`ask`: and asks them to say so too). */
+  private announce(presence: 'ask' | 'here'): void {
+    const client = this.client;
+    if (!client) return;
+    const payload = JSON.stringify({ replica: this.options.replica, messages: [], presence } satisfies RelayEnvelope);
+    this.sending = this.sending.then(async () => {
+      this.options.counter.statements++;
+      await client.query('SELECT pg_notify($1, $2)', [RELAY_CHANNEL, payload]).catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'telling the other replicas this one listens failed; they hear of it when it next connects'));
+    });
+  }
+
+  private backendPid(): number | undefined {
+    return (this.client as unknown as { processID?: number } | null)?.processID;
   }
 
   /** Sends the queued messages in envelopes under MAX_RELAY_BYTES; a message too large alone is dropped, loudly. */
