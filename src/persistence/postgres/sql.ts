@@ -65,6 +65,8 @@ export class PgSql {
    * COMMIT silently rolls back): the unit must end on this error, not on whatever surfaced last.
    */
   firstError: unknown = null;
+  /** A BEGIN not sent yet: it goes out with the unit's first statement, in the same round trip. */
+  private pendingBegin: string | null = null;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -89,13 +91,45 @@ export class PgSql {
     await this.inTurn(() => this.client.query(sql));
   }
 
+  /**
+   * Opens a transaction with `statement` (a BEGIN), sent together with the first statement that
+   * follows: the pool's connections pipeline (pg's `pipeline` mode), so the two cost one round
+   * trip. A unit that runs no statement sends neither, nor its COMMIT (`end`).
+   */
+  begin(statement: string): void {
+    this.counter.statements++;
+    this.pendingBegin = statement;
+  }
+
+  /** COMMIT or ROLLBACK; nothing is sent when the transaction never began on the server. */
+  async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    if (this.pendingBegin !== null) {
+      this.pendingBegin = null;
+      return;
+    }
+    await this.exec(statement);
+  }
+
   private query(sql: string, params: Params): Promise<pg.QueryResult> {
     this.counter.statements++;
     const { text, names } = toPositional(sql);
     const values = params === undefined ? [] : Array.isArray(params)
       ? params.map(toSqlValue)
       : (names ?? []).map((name) => toSqlValue((params as Record<string, unknown>)[name]));
-    return this.inTurn(() => this.client.query({ name: statementName(text), text, values }));
+    return this.inTurn(() => this.withBegin(() => this.client.query({ name: statementName(text), text, values })));
+  }
+
+  /** Runs `send`, preceded on the wire by the pending BEGIN if there is one; fails with the BEGIN's failure first. */
+  private async withBegin(send: () => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+    const begin = this.pendingBegin;
+    if (begin === null) return send();
+    this.pendingBegin = null;
+    const began = this.client.query(begin);
+    const sent = send();
+    const [beginOutcome, outcome] = await Promise.allSettled([began, sent]);
+    if (beginOutcome.status === 'rejected') throw beginOutcome.reason;
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
   }
 
   /**

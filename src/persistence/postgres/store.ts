@@ -96,7 +96,11 @@ export class PostgresStore implements Store {
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
     this.log = options.log ?? pino({ level: 'silent' });
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes });
+    // pipeline: a query is written at once, not after the previous one's answer, which lets a
+    // unit's BEGIN travel with its first statement (sql.ts); PgSql still runs one statement at a time.
+    this.pool = new pg.Pool({
+      connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes, pipeline: true,
+    } as pg.PoolConfig);
     // An idle connection that breaks (the server restarted) is dropped by the pool; the next unit gets a new one.
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool drops it'));
     this.pool.on('connect', (client) => this.backends.add(backendPid(client)));
@@ -206,7 +210,7 @@ export class PostgresStore implements Store {
       const sql = new PgSql(client, this.counter);
       let value: T;
       try {
-        await sql.exec(kind === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        sql.begin(kind === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const repos = this.reposOn(sql);
         const tx = kind === 'write' ? this.writableTx(repos, events, callbacks) : readOnlyTx(repos);
         value = await work(tx);
@@ -214,21 +218,13 @@ export class PostgresStore implements Store {
         // A statement failed and the work went on (it caught the error): PostgreSQL aborted the
         // transaction all the same, and COMMIT would quietly roll it back.
         if (sql.firstError !== null) throw sql.firstError;
-        await sql.exec('COMMIT');
+        await sql.end('COMMIT');
         client.release();
       } catch (thrown) {
         const broken = await rollback(sql);
         client.release(broken ? true : undefined);
         const error = sql.firstError ?? thrown;
-        const code = sqlState(error);
-        if (code !== null && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
-          const delay = retryDelayMs(attempt);
-          this.log.warn({ code, attempt, retry_in_ms: delay, err: error },
-            `a ${kind} transaction was rolled back by PostgreSQL (${code === '40P01' ? 'deadlock' : 'serialization failure'}); running it again`);
-          // A real timer, not the injected clock: a few ms to step out of the other side's way.
-          await sleep(delay);
-          continue;
-        }
+        if (attempt < MAX_ATTEMPTS && await this.pauseBeforeRetry(error, attempt, kind)) continue;
         throw this.failure(error);
       }
       if (kind === 'write') this.endOutage();
@@ -236,6 +232,21 @@ export class PostgresStore implements Store {
       for (const callback of callbacks) callback();
       return value;
     }
+  }
+
+  /**
+   * After a deadlock or a serialization failure, logs it and waits a little (true: run the unit
+   * again); false for any other failure.
+   */
+  private async pauseBeforeRetry(error: unknown, attempt: number, kind: 'write' | 'read'): Promise<boolean> {
+    const code = sqlState(error);
+    if (code === null || !RETRYABLE.has(code)) return false;
+    const delay = retryDelayMs(attempt);
+    this.log.warn({ code, attempt, retry_in_ms: delay, err: error },
+      `a ${kind} transaction was rolled back by PostgreSQL (${code === '40P01' ? 'deadlock' : 'serialization failure'}); running it again`);
+    // A real timer, not the injected clock: a few ms to step out of the other side's way.
+    await sleep(delay);
+    return true;
   }
 
   /**
@@ -373,7 +384,7 @@ function readOnlyTx(repos: Repos): Tx {
 /** Rolls back, never throwing; true when the connection is unusable afterwards (the pool must drop it). */
 async function rollback(sql: PgSql): Promise<boolean> {
   try {
-    await sql.exec('ROLLBACK');
+    await sql.end('ROLLBACK');
     return false;
   } catch {
     return true;
