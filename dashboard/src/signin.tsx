@@ -7,18 +7,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, ApiError, onUnauthorized } from './api';
+import type { components } from './openapi';
 import { ErrorBox } from './ui';
 import './signin.css';
 
-/** GET /api/office/session: who this browser is, asked without a credential first. */
-interface SessionInfo {
-  signed_in: boolean;
-  token_id: string | null;
-  role: 'admin' | 'member' | null;
-  /** `open`: no OFFICE_API_TOKEN is set, nothing to sign in to. */
-  via: 'session' | 'token' | 'open' | null;
-  expires_at: string | null;
-}
+/** GET /api/office/session: who this browser is (`via: 'open'`: no OFFICE_API_TOKEN is set, nothing to sign in to). */
+type SessionInfo = components['schemas']['Session'];
 
 type SignInState = { status: 'checking' } | { status: 'signed-out'; reason: string | null } | { status: 'signed-in'; session: SessionInfo };
 

@@ -4,8 +4,6 @@
  * child processes. Cron ticks, coalescing holds and retry backoffs run on an injected clock that
  * moves only when the test moves it.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
@@ -131,40 +129,6 @@ describe('an audit trail that tells unattended from attended', () => {
     expect(agentRun).toMatchObject({ unattended: false, on_behalf_of: 'admin' });
     expect(await activity(ws, 'true')).toEqual([]);
     expect((await activity(ws, 'false')).find((e) => e.code === 'routine_run_dispatched')).toMatchObject({ unattended: false, on_behalf_of: 'admin' });
-  });
-});
-
-describe('an unattended run\'s spend', () => {
-  it('crossing a budget\'s alert threshold is an unattended budget_alert, for the routine owner', async () => {
-    h = await startHarness();
-    const ws = await createWorkspace();
-    const agent = await createAgent(ws, { name: 'Spender', skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.8' }) });
-    await post('/api/office/budgets', { scope: 'agent', scope_id: agent, limit_usd: 1, period: 'monthly', action_on_exceed: 'warn', alert_threshold_pct: 50 });
-    const routine = await post('/api/office/routines', {
-      workspace_id: ws, name: 'Spend', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
-    });
-    expect((await h.api('POST', routine.triggers[0].url, {})).status).toBe(202);
-    const alert = await h.waitFor(async () => (await activity(ws)).find((e) => e.code === 'budget_alert'), 'the budget alert');
-    expect(alert).toMatchObject({ agent_id: agent, unattended: true, on_behalf_of: OWNER });
-  });
-
-  it('its result delivery is logged as unattended, for the routine owner', async () => {
-    const server = createServer((_req, res) => { res.statusCode = 200; res.end(); });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      h = await startHarness();
-      const ws = await createWorkspace();
-      const agent = await createAgent(ws, { name: 'Reporter', skip_idle_wakeups: false });
-      const routine = await post('/api/office/routines', {
-        workspace_id: ws, name: 'Report', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
-        delivery: { kind: 'webhook', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/results` },
-      });
-      expect((await h.api('POST', routine.triggers[0].url, {})).status).toBe(202);
-      const delivered = await h.waitFor(async () => (await activity(ws)).find((e) => e.code === 'routine_delivery_delivered'), 'the delivery');
-      expect(delivered).toMatchObject({ routine_id: routine.id, unattended: true, on_behalf_of: OWNER });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
   });
 });
 
