@@ -1,4 +1,4 @@
-import { QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from './api';
 import { useLive } from './live';
@@ -21,14 +21,16 @@ export function createQueryClient(): QueryClient {
 /**
  * GETs `path` (null: nothing yet) through the query cache, keyed by the path: two components
  * reading one path share one request. It refetches whenever the live stream reports a change,
- * unless `live` is false; the previous data stays on screen while refetching.
+ * unless `live` is false; the previous data stays on screen while refetching, and, with
+ * `keepPrevious`, while a new path loads (a chart whose range moves on with the clock).
  */
-export function useApi<T>(path: string | null, options: { live?: boolean } = {}): Loaded<T> {
+export function useApi<T>(path: string | null, options: { live?: boolean; keepPrevious?: boolean } = {}): Loaded<T> {
   const result = useQuery<T, ApiError>({
     queryKey: [path],
     queryFn: ({ signal }) => api<T>('GET', path!, undefined, { signal }),
     enabled: path !== null,
     meta: { live: options.live ?? true },
+    placeholderData: options.keepPrevious ? keepPreviousData : undefined,
   });
   const { refetch } = result;
   const reload = useCallback(() => void refetch(), [refetch]);

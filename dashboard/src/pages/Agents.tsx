@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { agentMachine } from '../../../src/machines/agent.js';
 import { machineChart } from '../../../src/machines/graph.js';
 import { api, ApiError } from '../api';
+import { RunTimeline } from '../chart/RunTimeline';
 import { StateChart } from '../chart/StateChart';
 import { shortId, wakeupBadges } from '../format';
 import { query, useApi } from '../hooks';
@@ -103,8 +104,12 @@ export function AgentDetailPage(props: { id: string }) {
         <div className="card"><h3>Status</h3><p className="big"><StatusBadge status={a.status} /></p><p className="hint">actor: <code data-testid="current-state">{actor?.state ?? 'not running'}</code></p></div>
         <div className="card"><h3>Queue</h3><p className="big" data-testid="queued">{actor?.queued ?? queue.length}</p><p className="hint">{actor?.next_available_at ? <>next available <Time at={actor.next_available_at} /></> : 'waiting wakeups'}</p></div>
         <div className="card"><h3>Slots</h3><p className="big" data-testid="slots">{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : `- / ${a.max_concurrent_sessions}`}</p><p className="hint">running / max concurrent sessions</p></div>
+        <div className="card"><h3>Replica</h3><p className="big" data-testid="agent-replica">{a.actor?.replica ? <Link to="/office/replicas"><code className="replica-id">{a.actor.replica}</code></Link> : 'none'}</p><p className="hint">{a.actor?.replica ? 'runs its actor (holds its lease)' : 'no replica holds it yet'}</p></div>
         <div className="card"><h3>Cooldown</h3><p className="big">{actor?.cooldown_until ? <Time at={actor.cooldown_until} /> : 'none'}</p><p className="hint">{a.cooldown_sec}s after each session</p></div>
       </div>
+
+      <h2>Runs in the last 24 hours</h2>
+      <RunTimeline workspaceId={a.workspace_id} agentId={a.id} />
 
       <div className="agent-grid">
         <div>

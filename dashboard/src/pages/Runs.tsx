@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { RUN_STATUSES } from '../../../src/domain/types.js';
+import { RunCharts } from '../chart/RunCharts';
 import { elapsed, formatTime, shortId } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
@@ -22,6 +23,7 @@ export function RunsPage() {
   return (
     <section>
       <header className="page-head"><h1>Runs</h1></header>
+      {workspace && <RunCharts workspaceId={workspace.id} />}
       <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
         <FilterSelect label="Agent" name="agent_id" value={filters.agent_id} any="All agents"
           options={agents.data?.map((a) => ({ value: a.id, label: a.name }))} onChange={(v) => setFilter('agent_id', v)} />

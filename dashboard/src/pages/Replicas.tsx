@@ -1,0 +1,46 @@
+/**
+ * The scheduler processes on the database (GET /api/office/replicas): each one's heartbeat and the
+ * agents whose actor it runs. With SQLite there is one row, this process; with PostgreSQL, every
+ * live replica. Which agents a replica runs comes from each agent's `actor.replica`
+ * (the live stream's actor views do not carry it; the agents are read again on every change).
+ */
+import { formatTime } from '../format';
+import { query, useApi } from '../hooks';
+import { Link } from '../router';
+import type { Agent, Replica } from '../types';
+import { Empty, ErrorBox, Loading, Time } from '../ui';
+import { useWorkspace } from '../workspace';
+
+export function ReplicasPage() {
+  const { workspace } = useWorkspace();
+  const replicas = useApi<Replica[]>('/api/office/replicas');
+  const agents = useApi<Agent[]>(workspace ? `/api/office/agents${query({ workspace_id: workspace.id })}` : null);
+  const agentsOf = (replicaId: string) => (agents.data ?? []).filter((agent) => agent.actor?.replica === replicaId);
+  return (
+    <section>
+      <header className="page-head"><h1>Replicas</h1></header>
+      <p className="hint">Scheduler processes on this database. Each agent's actor runs on the one replica that holds its lease; on PostgreSQL, a replica that stops heartbeating loses its agents to the others. With SQLite there is one process, which holds the database file and never heartbeats: its heartbeat is its start.</p>
+      <ErrorBox error={replicas.error} />
+      {replicas.data === undefined ? <Loading what="replicas" /> : replicas.data.length === 0 ? <Empty>No live replica.</Empty> : (
+        <table className="list" aria-label="Replicas">
+          <thead><tr><th>Replica</th><th>Started</th><th>Last heartbeat</th><th>Agents owned</th><th>Agents of this workspace</th></tr></thead>
+          <tbody>
+            {replicas.data.map((replica) => (
+              <tr key={replica.id} data-replica-id={replica.id}>
+                <td><code>{replica.id}</code></td>
+                <td title={formatTime(replica.started_at)}><Time at={replica.started_at} /></td>
+                <td data-testid="heartbeat" title={formatTime(replica.heartbeat_at)}><Time at={replica.heartbeat_at} /></td>
+                <td data-testid="agents-owned">{replica.agents_owned}</td>
+                <td>
+                  {agentsOf(replica.id).map((agent, i) => (
+                    <span key={agent.id}>{i > 0 && ', '}<Link to={`/office/agents/${agent.id}`}>{agent.name}</Link></span>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
