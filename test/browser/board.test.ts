@@ -234,6 +234,21 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('office pages in Chrom
     expect(new URL(page.url()).searchParams.get('agent_id')).toBe(idler.body.id);
     await page.getByLabel('Unattended only').check();
     await page.getByText('No activity matches.').waitFor();
+
+    // A cron fire is unattended: its entries, and only those, pass the filter.
+    const cron = await h.api('POST', '/api/office/routines', {
+      workspace_id: workspaceId, name: 'Every second', assignee_agent_instance_id: idler.body.id, triggers: [{ kind: 'schedule', cron_expression: '* * * * * *' }],
+    });
+    expect(cron.status).toBe(201);
+    const unattended = await h.waitFor(async () => {
+      const entries = (await h.api('GET', `/api/office/activity?workspace_id=${workspaceId}&agent_id=${idler.body.id}&unattended=true`)).body;
+      return entries.length > 0 ? entries : null;
+    }, 'an unattended activity entry');
+    expect((await h.api('PATCH', `/api/office/routines/${cron.body.id}`, { status: 'paused' })).status).toBe(200);
+    await feed.locator(`tr[data-activity-id="${unattended[0].id}"]`).waitFor();
+    const rows = feed.locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await rows.count()).toBe(await feed.locator('tbody tr', { hasText: 'unattended' }).count());
   });
 
   it('draws each budget\'s spend against its limit and alert threshold on the Settings page', async () => {

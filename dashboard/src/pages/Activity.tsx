@@ -31,13 +31,13 @@ export function ActivityPage() {
   const ws = workspace?.id;
   const agents = useApi<Agent[]>(ws ? `/api/office/agents${query({ workspace_id: ws })}` : null);
   const feed = useApi<ActivityEntry[]>(ws
-    ? `/api/office/activity${query({ workspace_id: ws, code: filters.code, agent_id: filters.agent_id, limit: FEED_LIMIT })}`
+    ? `/api/office/activity${query({ workspace_id: ws, code: filters.code, agent_id: filters.agent_id, unattended: filters.unattended && 'true', limit: FEED_LIMIT })}`
     : null);
   // The codes to choose from: those the workspace's recent feed holds (one shared request when unfiltered).
   const recent = useApi<ActivityEntry[]>(ws ? `/api/office/activity${query({ workspace_id: ws, limit: FEED_LIMIT })}` : null);
   const codes = [...new Set([...(recent.data ?? []).map((e) => e.code), ...(filters.code ? [filters.code] : [])])].sort();
   const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
-  const rows = (feed.data ?? []).filter((e) => !filters.unattended || e.unattended);
+  const rows = feed.data ?? [];
 
   if (!workspace) return <Loading what="workspace" />;
   return (
@@ -60,7 +60,7 @@ export function ActivityPage() {
             {rows.map((entry) => (
               <tr key={entry.id} data-code={entry.code} data-activity-id={entry.id}>
                 <td><Time at={entry.created_at} /></td>
-                <td><Badge tone={codeTone(entry.code)}>{entry.code}</Badge>{entry.unattended && <Badge tone="info" title="Caused by a cron or webhook fire">unattended</Badge>}</td>
+                <td><Badge tone={codeTone(entry.code)}>{entry.code}</Badge>{entry.unattended && <Badge tone="info" title={`Caused by a cron or webhook fire${entry.on_behalf_of ? `, on behalf of ${entry.on_behalf_of}` : ''}`}>unattended</Badge>}</td>
                 <td>{entry.agent_id ? <Link to={`/office/agents/${entry.agent_id}`}>{agentName(entry.agent_id)}</Link> : <span className="muted">-</span>}</td>
                 <td className="explain">{entry.message}</td>
                 <td className="links">
