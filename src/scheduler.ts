@@ -115,7 +115,6 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     routineChanged: (id) => {
       triggers.routineChanged(id);
       replicaSignals.routineChanged(id);
-      notifier.routineChanged(id);
     },
   }, deliveries);
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
