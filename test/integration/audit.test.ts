@@ -4,6 +4,8 @@
  * child processes. Cron ticks, coalescing holds and retry backoffs run on an injected clock that
  * moves only when the test moves it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
@@ -132,6 +134,61 @@ describe('an audit trail that tells unattended from attended', () => {
   });
 });
 
+describe('an unattended run\'s failure', () => {
+  it('escalates unattended: its retries, the escalation and the coordinator\'s agent_error wakeup and run are all for the routine owner', async () => {
+    h = await startHarness();
+    const ws = await createWorkspace();
+    const coordinator = await createAgent(ws, { name: 'Chief', role: 'coordinator', skip_idle_wakeups: false });
+    const agent = await createAgent(ws, { name: 'Broken', skip_idle_wakeups: false, executor: fixtureAgent('fail.mjs') });
+    const routine = await post('/api/office/routines', {
+      workspace_id: ws, name: 'Nightly', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
+    });
+    const fired = (await h.api('POST', routine.triggers[0].url, {})).body.routine_run;
+    expect(await waitForWakeupEnd(fired.linked_wakeup_id, 'the failing fire to give up', 20_000)).toMatchObject({ status: 'failed', retry_count: 4 });
+    const escalation = await h.waitFor(async () => (await listWakeups({ agent_id: coordinator, source: 'agent_error' }))[0], 'the escalation wakeup');
+    expect(escalation).toMatchObject({ unattended: true, on_behalf_of: OWNER });
+    await waitForWakeupEnd(escalation.id);
+    expect((await listRuns({ agent_id: coordinator })).find((r) => r.wakeup_id === escalation.id)).toMatchObject({ unattended: true, on_behalf_of: OWNER });
+    const entries = (await activity(ws, 'true')).filter((e) => e.agent_id === agent).map((e) => e.code);
+    expect(entries.filter((code) => code === 'wakeup_retry_scheduled')).toHaveLength(4);
+    expect(entries).toContain('wakeup_escalated');
+  });
+});
+
+describe('an unattended run\'s spend', () => {
+  it('crossing a budget\'s alert threshold is an unattended budget_alert, for the routine owner', async () => {
+    h = await startHarness();
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, { name: 'Spender', skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.8' }) });
+    await post('/api/office/budgets', { scope: 'agent', scope_id: agent, limit_usd: 1, period: 'monthly', action_on_exceed: 'warn', alert_threshold_pct: 50 });
+    const routine = await post('/api/office/routines', {
+      workspace_id: ws, name: 'Spend', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
+    });
+    expect((await h.api('POST', routine.triggers[0].url, {})).status).toBe(202);
+    const alert = await h.waitFor(async () => (await activity(ws)).find((e) => e.code === 'budget_alert'), 'the budget alert');
+    expect(alert).toMatchObject({ agent_id: agent, unattended: true, on_behalf_of: OWNER });
+  });
+
+  it('its result delivery is logged as unattended, for the routine owner', async () => {
+    const server = createServer((_req, res) => { res.statusCode = 200; res.end(); });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      h = await startHarness();
+      const ws = await createWorkspace();
+      const agent = await createAgent(ws, { name: 'Reporter', skip_idle_wakeups: false });
+      const routine = await post('/api/office/routines', {
+        workspace_id: ws, name: 'Report', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
+        delivery: { kind: 'webhook', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/results` },
+      });
+      expect((await h.api('POST', routine.triggers[0].url, {})).status).toBe(202);
+      const delivered = await h.waitFor(async () => (await activity(ws)).find((e) => e.code === 'routine_delivery_delivered'), 'the delivery');
+      expect(delivered).toMatchObject({ routine_id: routine.id, unattended: true, on_behalf_of: OWNER });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('caps that compose', () => {
   it('a routine run\'s subtasks that wake other agents count against the agent and deployment caps, and are refused and logged at them; the subtasks stay, and the slots free when the work ends', async () => {
     h = await startHarness({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '3' });
@@ -203,6 +260,24 @@ describe('caps that compose', () => {
     await waitForWakeupEnd(a1.id);
     await waitForWakeupEnd(b1.id);
     expect(await counters()).toEqual({ deployment: 0, helperA: 0 });
+  });
+
+  it('an agent\'s wake of itself through its run token during an unattended run counts too: at its cap it answers 202 with outcome refused, and the wakeup is skipped cap_reached', async () => {
+    h = await startHarness();
+    const ws = await createWorkspace();
+    // Its own fire holds the agent's one routine-run slot while the run runs.
+    const agent = await createAgent(ws, {
+      name: 'Eager', skip_idle_wakeups: false, max_concurrent_routine_runs: 1,
+      executor: fixtureAgent('api-call.mjs', { FIXTURE_PATH: '/api/office/agents/{agent_id}/wake', FIXTURE_BODY: JSON.stringify({ reason: 'again' }) }),
+    });
+    const routine = await post('/api/office/routines', {
+      workspace_id: ws, name: 'Eager', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
+    });
+    const fired = (await h.api('POST', routine.triggers[0].url, {})).body.routine_run;
+    await waitForWakeupEnd(fired.linked_wakeup_id);
+    const [run] = await listRuns({ agent_id: agent });
+    expect(run.result_json).toMatchObject({ status: 202, body: { outcome: 'refused', wakeup: { source: 'self', status: 'skipped', skip_reason: 'cap_reached', unattended: true, on_behalf_of: OWNER } } });
+    expect((await activity(ws, 'true')).find((e) => e.code === 'wakeup_cap_reached')).toMatchObject({ agent_id: agent, wakeup_id: run.result_json.body.wakeup.id });
   });
 
   it('a fan-out from an attended (manual) fire takes no routine-run slot', async () => {
