@@ -75,7 +75,9 @@ export class TokenService {
       if (!token) throw notFound('API token', id);
       const now = this.deps.clock.now();
       if (!(await tx.tokens.revoke(id, now))) return;
-      tx.afterCommit(() => this.deps.log.info({ token_id: id, by: tokenIdOf(principal) }, `API token '${token.name}' revoked`));
+      // Its dashboard sessions go with it (each request checks the token as well: services/sessions.ts).
+      const sessions = await tx.sessions.removeForToken(id);
+      tx.afterCommit(() => this.deps.log.info({ token_id: id, by: tokenIdOf(principal), sessions_ended: sessions }, `API token '${token.name}' revoked`));
       await this.routines.pauseRoutinesOfRevokedToken(tx, token, tokenIdOf(principal), now);
     });
   }

@@ -168,7 +168,11 @@ describe('signing in to the dashboard', () => {
     expect((await h.api('GET', '/api/office/tokens', undefined, { cookie })).status).toBe(403);
     expect((await h.api('GET', '/api/office/workspaces', undefined, { cookie })).status).toBe(200);
 
+    const admins = await cookieOf(h.url);
+    expect(await h.inspect.count('sessions', { token_id: member.id })).toBe(1);
     expect((await h.api('DELETE', `/api/office/tokens/${member.id}`, undefined, BEARER)).status).toBe(204);
+    expect(await h.inspect.count('sessions', { token_id: member.id })).toBe(0);
+    expect((await h.api('GET', '/api/office/workspaces', undefined, { cookie: admins })).status).toBe(200);
     const after = await h.api('GET', '/api/office/workspaces', undefined, { cookie });
     expect(after.status).toBe(401);
     expect((await h.api('GET', '/api/office/session', undefined, { cookie })).body.signed_in).toBe(false);
