@@ -85,6 +85,12 @@ describe('signing in to the dashboard', () => {
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
   });
 
+  it('the cookie is Secure when the browser came over HTTPS through a TLS-terminating proxy', async () => {
+    h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
+    const { setCookie } = await signIn(h.url, { ...BEARER, 'x-forwarded-proto': 'https' });
+    expect(parseSetCookie(setCookie).attributes).toContain('secure');
+  });
+
   it('GET /api/office/session answers signed_in: false without a credential (no 401 for the dashboard to log), and a wrong token is still a 401', async () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     expect(await h.api('GET', '/api/office/session')).toEqual({ status: 200, body: { signed_in: false, token_id: null, role: null, via: null, expires_at: null } });
