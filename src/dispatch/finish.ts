@@ -48,7 +48,7 @@ export async function finishRun(
   }
   ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
-  tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost });
+  tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost, provenance: provenanceOf(run) });
 
   const finished = {
     wakeup, run: { ...run, ...ended, made_progress: closed.madeProgress ?? run.made_progress ?? null }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok,

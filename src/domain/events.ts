@@ -37,7 +37,7 @@ export interface EventPayloads {
     task_id: string | null;
     status: 'succeeded' | 'failed' | 'interrupted' | 'cancelled';
     cost_usd: number | null;
-  };
+  } & Caused;
   'budget.threshold_crossed': { budget_id: string; workspace_id: string; agent_id: string | null; budget_pct: number; period_key: string; threshold_pct: number };
 }
 

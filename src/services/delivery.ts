@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { deliveryBody, planDeliveryRetry, type PendingDelivery } from '../domain/delivery.js';
+import { provenanceOf } from '../domain/provenance.js';
 import type { Routine, RoutineRun, RoutineRunOutcome } from '../domain/routines.js';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
@@ -153,12 +154,14 @@ export class DeliveryService {
   private async decide(tx: Tx, about: { routine: Routine | undefined; routineRunId: string }, code: string, message: string,
     details: Record<string, unknown>, now: number, level: 'info' | 'warn' | 'error') {
     const { routine } = about;
+    // A delivery is its routine run's follow-on work: a cron or webhook fire's is unattended (API.md, "Audit").
+    const provenance = provenanceOf(await tx.routines.getRun(about.routineRunId));
     if (!routine) {
-      this.deps.log[level]({ code, routine_run_id: about.routineRunId, ...details }, message);
+      this.deps.log[level]({ code, routine_run_id: about.routineRunId, ...details, ...provenance }, message);
       return;
     }
     await recordDecision(tx, this.deps.log, {
-      workspace_id: routine.workspace_id, code, routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+      workspace_id: routine.workspace_id, code, routine_id: routine.id, agent_id: routine.assignee_agent_instance_id, ...provenance,
       message, details: { routine_run_id: about.routineRunId, ...details },
     }, now, level);
   }
