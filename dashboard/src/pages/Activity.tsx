@@ -8,6 +8,7 @@ import type { ActivityEntry, Agent } from '../types';
 import { Badge, Empty, ErrorBox, FilterSelect, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
+/** About a busy day of decisions for a small office; older entries are a filter (code, agent) away. */
 const FEED_LIMIT = 500;
 
 /** Warnings in amber, failures in red, the rest plain: the code says which. */

@@ -12,6 +12,11 @@ import { useWorkspace } from '../workspace';
 import { assignTask, BOARD_COLUMNS, moveTask, STATE_LABELS } from './taskActions';
 
 const DRAG_TYPE = 'application/x-office-task';
+/**
+ * The API's largest page. The board shows at most this many tasks, and a card's "why" comes from the
+ * workspace's latest this-many wakeups: a task whose last wakeup is older than those shows none.
+ */
+const PAGE_LIMIT = 1000;
 
 /** The newest wakeup of each task, from one list of the workspace's wakeups (newest first). */
 function latestWakeupByTask(wakeups: Wakeup[] | undefined): Map<string, Wakeup> {
@@ -27,9 +32,9 @@ export function TasksPage() {
   const { search } = useLocation();
   const includeRoutine = search.get('include_routine') === 'true';
   const ws = workspace?.id;
-  const tasks = useApi<Task[]>(ws ? `/api/office/tasks${query({ workspace_id: ws, include_routine: includeRoutine && 'true', limit: 1000 })}` : null);
+  const tasks = useApi<Task[]>(ws ? `/api/office/tasks${query({ workspace_id: ws, include_routine: includeRoutine && 'true', limit: PAGE_LIMIT })}` : null);
   const agents = useApi<Agent[]>(ws ? `/api/office/agents${query({ workspace_id: ws })}` : null);
-  const wakeups = useApi<Wakeup[]>(ws ? `/api/office/wakeups${query({ workspace_id: ws, limit: 1000 })}` : null);
+  const wakeups = useApi<Wakeup[]>(ws ? `/api/office/wakeups${query({ workspace_id: ws, limit: PAGE_LIMIT })}` : null);
   const action = useAction();
   const [creating, setCreating] = useState(false);
   const [dragOver, setDragOver] = useState<string | null>(null);
