@@ -44,10 +44,7 @@ export class LiveNotifier implements WakeupNotifier {
     this.feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } });
   };
 
-  /** A routine created, changed, paused or archived: open dashboards re-read it. */
-  readonly routineChanged = (routineId: string): void => {
+  readonly routineFired = (routineId: string): void => {
     this.feed.trigger.publish({ item: { kind: 'routine', routine_id: routineId } });
   };
-
-  readonly routineFired = this.routineChanged;
 }
