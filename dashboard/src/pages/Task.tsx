@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
+import { useSignIn } from '../signin';
 import type { Agent, Comment, Run, Task, Wakeup } from '../types';
 import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
 import { wakeupBadges } from '../format';
@@ -93,12 +94,15 @@ export function TaskPage(props: { id: string }) {
   );
 }
 
+/** A person's comment, signed with the token they act as ("admin", or a named token's id). */
 function CommentForm(props: { taskId: string }) {
   const [body, setBody] = useState('');
+  const { session } = useSignIn();
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Comment>('POST', `/api/office/tasks/${props.taskId}/comments`, { body, author_type: 'user', author_id: DASHBOARD_AUTHOR }));
+    const author = session?.token_id ?? DASHBOARD_AUTHOR;
+    const created = await action.run(() => api<Comment>('POST', `/api/office/tasks/${props.taskId}/comments`, { body, author_type: 'user', author_id: author }));
     if (created) setBody('');
   };
   return (

@@ -18,5 +18,5 @@ export function assignTask(taskId: string, agentId: string | null): Promise<Task
   return api<Task>('PATCH', `/api/office/tasks/${taskId}`, { assignee_agent_instance_id: agentId });
 }
 
-/** The dashboard speaks for a person; the API records who through the credential. */
+/** A comment's author when the session cannot say which token the person acts as. */
 export const DASHBOARD_AUTHOR = 'dashboard';
