@@ -22,6 +22,7 @@ import { OutboxAcknowledger } from './events/outboxAcknowledger.js';
 import { ReplicaSignals } from './events/replicaSignals.js';
 import { announceCancelledRun, stopCancelledSessions } from './events/runStops.js';
 import { registerSubscribers } from './events/subscribers/index.js';
+import { feedTaskChanges } from './events/taskFeed.js';
 import { createExecutors } from './executors/index.js';
 import { stopLeftoverSessions } from './executors/sessions.js';
 import type { AgentFunction } from './executors/types.js';
@@ -115,6 +116,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     routineChanged: (id) => {
       triggers.routineChanged(id);
       replicaSignals.routineChanged(id);
+      notifier.routineChanged(id);
     },
   }, deliveries);
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
@@ -169,6 +171,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
   });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
+  const stopTaskFeed = feedTaskChanges(bus, feed);
 
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, runCancels, supervisor, feed, replicaId: owner,
@@ -216,6 +219,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await replicas.leave();
       await app.close();
       stopRelay();
+      stopTaskFeed();
       stopCancelListener();
       replicaSignals.stop();
       await signals?.close();

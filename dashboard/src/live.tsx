@@ -45,7 +45,7 @@ export function LiveProvider(props: { children: ReactNode }) {
       if (item.kind === 'actor') setState((s) => ({ ...s, actors: { ...s.actors, [item.agent_id]: item.view } }));
       bump();
     };
-    for (const kind of ['actor', 'wakeup', 'run', 'routine']) source.addEventListener(kind, onItem);
+    for (const kind of ['actor', 'wakeup', 'run', 'routine', 'task']) source.addEventListener(kind, onItem);
     return () => {
       source.close();
       timers.current.forEach((timer) => window.clearTimeout(timer));

@@ -23,7 +23,8 @@ export type FeedItem =
   | { kind: 'actor'; agent_id: string; view: ActorView }
   | { kind: 'wakeup'; wakeup_id: string; agent_id: string; status: Wakeup['status'] }
   | { kind: 'run'; run_id: string; agent_id: string; status: Run['status'] }
-  | { kind: 'routine'; routine_id: string };
+  | { kind: 'routine'; routine_id: string }
+  | { kind: 'task'; task_id: string | null };
 export type Comment = Schemas['Comment'];
 export type Approval = Schemas['Approval'];
 export type InboxItem = Schemas['InboxItem'];

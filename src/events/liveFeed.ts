@@ -5,7 +5,9 @@ export type FeedItem =
   | { kind: 'actor'; agent_id: string; view: Record<string, unknown> }
   | { kind: 'wakeup'; wakeup_id: string; agent_id: string; status: string }
   | { kind: 'run'; run_id: string; agent_id: string; status: string }
-  | { kind: 'routine'; routine_id: string };
+  | { kind: 'routine'; routine_id: string }
+  /** A task changed (src/events/taskFeed.ts); null for an approval about no task. */
+  | { kind: 'task'; task_id: string | null };
 
 /**
  * The live read model behind the dashboard's stream: the latest view of every agent actor, and a

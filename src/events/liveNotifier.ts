@@ -44,7 +44,10 @@ export class LiveNotifier implements WakeupNotifier {
     this.feed.trigger.publish({ item: { kind: 'actor', agent_id: agentId, view } });
   };
 
-  readonly routineFired = (routineId: string): void => {
+  /** A routine created, changed, paused or archived: open dashboards re-read it. */
+  readonly routineChanged = (routineId: string): void => {
     this.feed.trigger.publish({ item: { kind: 'routine', routine_id: routineId } });
   };
+
+  readonly routineFired = this.routineChanged;
 }

@@ -50,6 +50,32 @@ describe('GET /api/office/stream', () => {
     expect(text).toContain(`"agent_id":"${agent.body.id}"`);
   });
 
+  it('sends a routine event when a routine is paused, so open dashboards re-read it', async () => {
+    h = await startHarness();
+    const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agent = await h.api('POST', '/api/office/agents', { workspace_id: ws.body.id, name: 'Worker', role: 'worker', executor: fixtureAgent('succeed.mjs') });
+    const routine = await h.api('POST', '/api/office/routines', {
+      workspace_id: ws.body.id, name: 'Nightly', assignee_agent_instance_id: agent.body.id, triggers: [{ kind: 'manual' }],
+    });
+    const reading = readStream(`${h.url}/api/office/stream`, /event: routine\n/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await h.api('PATCH', `/api/office/routines/${routine.body.id}`, { status: 'paused' })).status).toBe(200);
+    const { text } = await reading;
+    expect(text).toContain(`event: routine\ndata: {"kind":"routine","routine_id":"${routine.body.id}"}`);
+  });
+
+  it('sends a task event when a task is created, moved or commented, so the board and the inbox re-read it', async () => {
+    h = await startHarness();
+    const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const reading = readStream(`${h.url}/api/office/stream`, /event: task\n(.|\n)*event: task\n(.|\n)*event: task\n/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const task = await h.api('POST', '/api/office/tasks', { workspace_id: ws.body.id, title: 'Unassigned work' });
+    expect((await h.api('POST', `/api/office/tasks/${task.body.id}/move`, { state: 'IN_PROGRESS' })).status).toBe(200);
+    expect((await h.api('POST', `/api/office/tasks/${task.body.id}/comments`, { body: 'note', author_type: 'user', author_id: 'pm' })).status).toBe(201);
+    const { text } = await reading;
+    expect(text.split(`event: task\ndata: {"kind":"task","task_id":"${task.body.id}"}`)).toHaveLength(4);
+  });
+
   it('takes the API token as ?token= (EventSource cannot send headers), and only on the stream', async () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     expect((await readStream(`${h.url}/api/office/stream`, /hello/)).status).toBe(401);
