@@ -104,4 +104,22 @@ describe('stats for the charts', () => {
     expect((await h.api('GET', '/api/office/stats?workspace_id=ws_nope')).status).toBe(404);
     expect((await h.api('GET', `/api/office/stats/timeline?workspace_id=${workspaceId}&agent_id=agt_nope`)).status).toBe(404);
   });
+
+  // Last: its runs add to the workspace's numbers.
+  it('lets a run token read its own workspace\'s stats but not the timeline, whose bars are other agents\' runs', async () => {
+    const callAs = async (path: string) => {
+      const caller = (await h.api('POST', '/api/office/agents', {
+        workspace_id: workspaceId, name: `Caller ${path.length}`, role: 'worker', cooldown_sec: 0,
+        executor: fixtureAgent('api-call.mjs', { FIXTURE_METHOD: 'GET', FIXTURE_PATH: path }),
+      })).body.id;
+      await wakeAndSettle(caller, 1);
+      const [run] = (await h.api('GET', `/api/office/runs?agent_id=${caller}`)).body;
+      return run.result_json as { status: number; body: any };
+    };
+    const stats = await callAs(`/api/office/stats?workspace_id=${workspaceId}`);
+    expect(stats.status).toBe(200);
+    expect(stats.body.workspace_id).toBe(workspaceId);
+    const timeline = await callAs(`/api/office/stats/timeline?workspace_id=${workspaceId}`);
+    expect(timeline.status).toBe(403);
+  });
 });

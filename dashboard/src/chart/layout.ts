@@ -1,9 +1,10 @@
 /**
- * Lays out a machine chart (src/machines/graph.ts) for SVG: compound states are boxes holding
- * their children in columns, ordered by distance from the initial child along the transitions
- * between them; transitions are curves from the right side of the source to the left side of
- * the target, or looping underneath when they go back. Small machines only; no layout library.
+ * Lays out a machine chart (src/machines/graph.ts) for SVG with dagre: states are nodes, compound
+ * states are clusters around their children, ranked left to right along the transitions, with
+ * the edges routed and their labels placed by dagre. The machine itself is the outer frame, and its
+ * own transitions (they apply in every state) are listed in its header.
  */
+import dagre from '@dagrejs/dagre';
 import type { ChartState, ChartTransition, MachineChart } from '../../../src/machines/graph.js';
 
 export interface Box {
@@ -36,151 +37,102 @@ export interface ChartLayout {
 }
 
 const CHAR_W = 7;
+const LABEL_CHAR_W = 6.1;
 const LEAF_H = 34;
 const INVOKE_H = 14;
-const HEADER_H = 26;
 const PAD = 14;
-const ROW_GAP = 14;
-const COL_GAP = 120;
 const ROOT_HEADER_H = 56;
-const LABEL_CHAR_W = 6.1;
-
-interface Sized {
-  state: ChartState;
-  w: number;
-  h: number;
-  /** Child offsets relative to this box. */
-  children: Array<{ sized: Sized; dx: number; dy: number }>;
-}
 
 export function layoutChart(chart: MachineChart): ChartLayout {
-  const childOf = directChildIndex(chart.root);
-  const rootLabel = chart.transitions.filter((t) => t.source === chart.root.id).map((t) => t.label).join(' · ');
-  const sized = size(chart.root, chart.transitions, childOf, true);
-  // The machine-level events are listed in the root's header: make room for them.
-  sized.w = Math.max(sized.w, (rootLabel.length + 28) * LABEL_CHAR_W + 2 * PAD);
-  const boxes: Box[] = [];
-  const transientIds = new Set(chart.transitions.filter((t) => t.kind === 'always').map((t) => t.source));
-  const place = (s: Sized, x: number, y: number) => {
-    boxes.push({ state: s.state, x, y, w: s.w, h: s.h, transient: transientIds.has(s.state.id) });
-    for (const child of s.children) place(child.sized, x + child.dx, y + child.dy);
-  };
-  place(sized, 0, 0);
-  const byId = new Map(boxes.map((box) => [box.state.id, box]));
+  const graph = new dagre.graphlib.Graph({ compound: true, multigraph: true });
+  // Wide node separation leaves room for a cluster's title above its first child.
+  graph.setGraph({ rankdir: 'LR', ranksep: 48, nodesep: 34, edgesep: 12, marginx: PAD, marginy: PAD });
+  graph.setDefaultEdgeLabel(() => ({}));
+  const states = descendants(chart.root);
+  for (const state of states) {
+    graph.setNode(state.id, state.children.length > 0 ? {} : leafSize(state));
+    const parent = parentOf(chart.root, state.id);
+    if (parent && parent !== chart.root.id) graph.setParent(state.id, parent);
+  }
+  const byId = new Map(states.map((state) => [state.id, state]));
+  const own = chart.transitions.filter((t) => t.source !== chart.root.id);
+  for (const edge of groupByEnds(own)) {
+    // dagre routes edges between leaves only: entering a compound state enters its initial child.
+    const from = entryLeaf(byId, edge.source);
+    const to = entryLeaf(byId, edge.target);
+    graph.setEdge(from, to, { label: edge.label, width: edge.label.length * LABEL_CHAR_W + 6, height: 14, labelpos: 'c' }, `${edge.source}->${edge.target}`);
+  }
+  dagre.layout(graph);
 
+  const rootEvents = chart.transitions.filter((t) => t.source === chart.root.id);
+  const rootLabel = rootEvents.map((t) => t.label).join(' · ');
+  const size = graph.graph();
+  const width = Math.max(size.width ?? 0, (rootLabel.length + 28) * LABEL_CHAR_W + 2 * PAD);
+  const height = (size.height ?? 0) + ROOT_HEADER_H;
+  const transient = new Set(chart.transitions.filter((t) => t.kind === 'always').map((t) => t.source));
+  const boxes: Box[] = [{ state: chart.root, x: 0, y: 0, w: width, h: height, transient: false }];
+  for (const state of states) {
+    const node = graph.node(state.id);
+    boxes.push({ state, x: node.x - node.width / 2, y: node.y - node.height / 2 + ROOT_HEADER_H, w: node.width, h: node.height, transient: transient.has(state.id) });
+  }
+  const curves = graph.edges().map((e: { v: string; w: string; name?: string }): Curve => {
+    const edge = graph.edge(e) as { label: string; points: { x: number; y: number }[]; x: number; y: number };
+    const [source, target] = e.name!.split('->') as [string, string];
+    return {
+      source, target, label: edge.label, d: smoothPath(edge.points.map((p) => ({ x: p.x, y: p.y + ROOT_HEADER_H }))),
+      labelX: edge.x, labelY: edge.y + ROOT_HEADER_H + 4, anchor: 'middle',
+    };
+  });
+  return { width: width + 2, height: height + 2, boxes, curves, rootEvents: { label: rootLabel, target: rootEvents[0]?.target ?? '' } };
+}
+
+function leafSize(state: ChartState) {
+  const label = Math.max(state.key.length, ...state.invokes.map((name) => name.length + 2)) * CHAR_W;
+  return { width: Math.max(92, label + 28), height: LEAF_H + (state.invokes.length ? INVOKE_H : 0) };
+}
+
+function descendants(root: ChartState): ChartState[] {
+  return root.children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+function parentOf(root: ChartState, id: string): string | null {
+  for (const child of root.children) {
+    if (child.id === id) return root.id;
+    const found = parentOf(child, id);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The leaf a transition into `id` lands on: the state itself, or its initial child's, all the way down. */
+function entryLeaf(byId: Map<string, ChartState>, id: string): string {
+  const state = byId.get(id);
+  if (!state || state.children.length === 0) return id;
+  return entryLeaf(byId, state.initial ?? state.children[0]!.id);
+}
+
+/** One edge per (source, target), its events joined: a fan of parallel arrows reads worse. */
+function groupByEnds(transitions: ChartTransition[]): { source: string; target: string; label: string }[] {
   const grouped = new Map<string, { source: string; target: string; labels: string[] }>();
-  const rootLabels: string[] = [];
-  let rootTarget = '';
-  for (const t of chart.transitions) {
-    if (t.source === chart.root.id) {
-      rootLabels.push(t.label);
-      rootTarget = t.target;
-      continue;
-    }
+  for (const t of transitions) {
     const key = `${t.source}->${t.target}`;
     const entry = grouped.get(key) ?? { source: t.source, target: t.target, labels: [] };
     if (!entry.labels.includes(t.label)) entry.labels.push(t.label);
     grouped.set(key, entry);
   }
-  const curves: Array<Curve & { bottom: number }> = [];
-  for (const edge of grouped.values()) {
-    const from = byId.get(edge.source);
-    const to = byId.get(edge.target);
-    if (!from || !to) continue;
-    curves.push({ source: edge.source, target: edge.target, label: edge.labels.join(', '), ...route(from, to) });
-  }
-  const bottom = Math.max(sized.h, ...curves.map((c) => c.bottom + PAD));
-  boxes[0]!.h = bottom;
-  return { width: sized.w + 2, height: bottom + 2, boxes, curves: curves.map(({ bottom: _, ...c }) => c), rootEvents: { label: rootLabels.join(' · '), target: rootTarget } };
+  return [...grouped.values()].map((edge) => ({ source: edge.source, target: edge.target, label: edge.labels.join(', ') }));
 }
 
-/** Labels sit just before the arrowhead (forward) or under the loop (backward), so fans stay readable. */
-function route(from: Box, to: Box): { d: string; labelX: number; labelY: number; anchor: 'end' | 'middle'; bottom: number } {
-  if (to.x > from.x + from.w - 1) {
-    // Forward: right side to left side.
-    const [x1, y1] = [from.x + from.w, from.y + Math.min(from.h / 2, 17)];
-    const [x2, y2] = [to.x, to.y + Math.min(to.h / 2, 17)];
-    const bend = Math.max(30, (x2 - x1) / 2);
-    return { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`, labelX: x2 - 10, labelY: y2 - 5, anchor: 'end', bottom: Math.max(y1, y2) };
+/** A smooth path through dagre's bend points: straight to the first midpoint, then quadratic curves from midpoint to midpoint. */
+function smoothPath(points: { x: number; y: number }[]): string {
+  const [first, ...rest] = points;
+  if (!first) return '';
+  let d = `M${first.x},${first.y}`;
+  for (let i = 0; i < rest.length - 1; i++) {
+    const p = rest[i]!;
+    const next = rest[i + 1]!;
+    d += ` Q${p.x},${p.y} ${(p.x + next.x) / 2},${(p.y + next.y) / 2}`;
   }
-  // Backward (or stacked): leave from the bottom, loop underneath, enter from the bottom.
-  const [x1, y1] = [from.x + from.w / 2, from.y + from.h];
-  const [x2, y2] = [to.x + to.w / 2, to.y + to.h];
-  const depth = Math.max(y1, y2) + 36;
-  const p = bezier(0.5, x1, y1, x1, depth, x2, depth, x2, y2);
-  return { d: `M${x1},${y1} C${x1},${depth} ${x2},${depth} ${x2},${y2}`, labelX: p.x, labelY: p.y + 16, anchor: 'middle', bottom: p.y + 20 };
-}
-
-function bezier(t: number, x0: number, y0: number, x1: number, y1: number, x2: number, y2: number, x3: number, y3: number) {
-  const u = 1 - t;
-  return {
-    x: u * u * u * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x3,
-    y: u * u * u * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y3,
-  };
-}
-
-/** For every state id, the direct child of each ancestor that contains it. */
-function directChildIndex(root: ChartState): Map<string, string[]> {
-  const chains = new Map<string, string[]>();
-  const walk = (state: ChartState, chain: string[]) => {
-    chains.set(state.id, chain);
-    for (const child of state.children) walk(child, [...chain, child.id]);
-  };
-  walk(root, [root.id]);
-  return chains;
-}
-
-function size(state: ChartState, transitions: ChartTransition[], chains: Map<string, string[]>, isRoot = false): Sized {
-  const label = Math.max(state.key.length, ...state.invokes.map((name) => name.length + 2)) * CHAR_W;
-  if (state.children.length === 0) {
-    return { state, w: Math.max(92, label + 28), h: LEAF_H + (state.invokes.length ? INVOKE_H : 0), children: [] };
-  }
-  const kids = state.children.map((child) => size(child, transitions, chains));
-  const columns = columnsOf(state, transitions, chains);
-  const columnCount = Math.max(...columns.values()) + 1;
-  const colWidths = Array.from({ length: columnCount }, (_, c) => Math.max(0, ...kids.filter((k) => columns.get(k.state.id) === c).map((k) => k.w)));
-  const top = isRoot ? ROOT_HEADER_H : HEADER_H;
-  const placed: Sized['children'] = [];
-  let x = PAD;
-  let height = 0;
-  for (let c = 0; c < columnCount; c++) {
-    let y = top;
-    for (const kid of kids.filter((k) => columns.get(k.state.id) === c)) {
-      placed.push({ sized: kid, dx: x, dy: y });
-      y += kid.h + ROW_GAP;
-    }
-    height = Math.max(height, y - ROW_GAP);
-    x += colWidths[c]! + COL_GAP;
-  }
-  const width = Math.max(x - COL_GAP + PAD, label + 2 * PAD);
-  return { state, w: width, h: height + PAD, children: placed };
-}
-
-/** Column of each direct child: breadth-first distance from the initial child. */
-function columnsOf(state: ChartState, transitions: ChartTransition[], chains: Map<string, string[]>): Map<string, number> {
-  const depth = chains.get(state.id)!.length;
-  const lift = (id: string) => chains.get(id)?.[depth] ?? null;
-  const next = new Map<string, Set<string>>();
-  for (const t of transitions) {
-    const from = lift(t.source);
-    const to = lift(t.target);
-    if (!from || !to || from === to || chains.get(t.source)!.length <= depth) continue;
-    if (!next.has(from)) next.set(from, new Set());
-    next.get(from)!.add(to);
-  }
-  const columns = new Map<string, number>();
-  const start = state.initial ?? state.children[0]!.id;
-  columns.set(start, 0);
-  const queue = [start];
-  while (queue.length) {
-    const id = queue.shift()!;
-    for (const to of next.get(id) ?? []) {
-      if (columns.has(to)) continue;
-      columns.set(to, columns.get(id)! + 1);
-      queue.push(to);
-    }
-  }
-  const last = Math.max(...columns.values());
-  for (const child of state.children) if (!columns.has(child.id)) columns.set(child.id, last + 1);
-  return columns;
+  const last = rest.at(-1);
+  return last ? `${d} L${last.x},${last.y}` : d;
 }

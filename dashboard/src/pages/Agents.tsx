@@ -1,8 +1,7 @@
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { agentMachine } from '../../../src/machines/agent.js';
 import { machineChart } from '../../../src/machines/graph.js';
 import { api, ApiError } from '../api';
-import { RunTimeline } from '../chart/RunTimeline';
 import { StateChart } from '../chart/StateChart';
 import { shortId, wakeupBadges } from '../format';
 import { query, useApi } from '../hooks';
@@ -11,6 +10,9 @@ import { Link } from '../router';
 import type { Agent, Routine, Run, Wakeup } from '../types';
 import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
 import { useWorkspace } from '../workspace';
+
+/** The timeline (and recharts with it) loads with the first page that shows it. */
+const RunTimeline = lazy(() => import('../chart/RunTimeline').then((module) => ({ default: module.RunTimeline })));
 
 export const COORDINATOR_EMPTY_STATE = 'This coordinator has no scheduled wake-ups. It will only fire on comments, errors, or manual triggers.';
 const OPEN = new Set(['queued', 'claimed', 'scheduled_retry']);
@@ -109,7 +111,7 @@ export function AgentDetailPage(props: { id: string }) {
       </div>
 
       <h2>Runs in the last 24 hours</h2>
-      <RunTimeline workspaceId={a.workspace_id} agentId={a.id} />
+      <Suspense fallback={<Loading what="timeline" />}><RunTimeline workspaceId={a.workspace_id} agentId={a.id} /></Suspense>
 
       <div className="agent-grid">
         <div>

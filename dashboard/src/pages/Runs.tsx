@@ -1,6 +1,5 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { RUN_STATUSES } from '../../../src/domain/types.js';
-import { RunCharts } from '../chart/RunCharts';
 import { elapsed, formatTime, shortId } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
@@ -8,6 +7,9 @@ import type { Agent, Run } from '../types';
 import { Empty, ErrorBox, FilterSelect, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 import { StopRunButton } from '../stopRun';
+
+/** The charts (and recharts with them) load with the first page that shows them. */
+const RunCharts = lazy(() => import('../chart/RunCharts').then((module) => ({ default: module.RunCharts })));
 
 export function RunsPage() {
   const { workspace } = useWorkspace();
@@ -23,7 +25,7 @@ export function RunsPage() {
   return (
     <section>
       <header className="page-head"><h1>Runs</h1></header>
-      {workspace && <RunCharts workspaceId={workspace.id} />}
+      {workspace && <Suspense fallback={<Loading what="charts" />}><RunCharts workspaceId={workspace.id} /></Suspense>}
       <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
         <FilterSelect label="Agent" name="agent_id" value={filters.agent_id} any="All agents"
           options={agents.data?.map((a) => ({ value: a.id, label: a.name }))} onChange={(v) => setFilter('agent_id', v)} />
