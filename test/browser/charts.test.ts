@@ -113,10 +113,12 @@ describe.skipIf(NO_BROWSER)('charts and replicas in Chromium', () => {
     await expect.poll(() => chart.getAttribute('data-total-finished'), { timeout: UI_TIMEOUT }).toBe('3');
     await expect.poll(async () => Number(await cost.getAttribute('data-total')), { timeout: UI_TIMEOUT }).toBeCloseTo(1.25);
 
+    await shot('runs-charts-hour');
+
     await page.getByRole('button', { name: 'Last day' }).click();
     await expect.poll(() => chart.locator('.series-finished path.recharts-rectangle').count()).toBeGreaterThan(0);
     expect(await chart.getAttribute('data-total-finished')).toBe('3');
-    await shot('runs-charts');
+    await shot('runs-charts-day');
   });
 
   it('lists this process as the one replica, with its heartbeat and the agents it runs; the agent page names it', async () => {

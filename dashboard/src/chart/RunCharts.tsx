@@ -15,8 +15,8 @@ import { formatClock, formatDay } from './time';
 const MINUTE = 60_000;
 const WINDOWS = { hour: 60 * MINUTE, day: 24 * 60 * MINUTE } as const;
 type Span = keyof typeof WINDOWS;
-/** A day of minutes is narrower than a pixel each: a minute that had wakeups is still drawn this wide. */
-const DAY_BAR_PX = 2;
+/** A day of minutes is narrower than a pixel each: the bars of a minute that had wakeups get an outline this wide, so they show. */
+const DAY_OUTLINE_PX = 1;
 
 export function RunCharts(props: { workspaceId: string }) {
   return (
@@ -57,7 +57,8 @@ function WakeupsPerMinute(props: { workspaceId: string }) {
             <Legend itemSorter={null} />
             {WAKEUP_OUTCOMES.map((outcome) => (
               <Bar key={outcome} dataKey={outcome} name={outcome} stackId="outcomes" fill={OUTCOME_COLORS[outcome]}
-                className={`series-${outcome}`} barSize={span === 'day' ? DAY_BAR_PX : undefined} isAnimationActive={false} />
+                className={`series-${outcome}`}
+                stroke={span === 'day' ? OUTCOME_COLORS[outcome] : undefined} strokeWidth={span === 'day' ? DAY_OUTLINE_PX : 0} isAnimationActive={false} />
             ))}
           </BarChart>
         </ResponsiveContainer>
