@@ -64,6 +64,11 @@ export function Loading(props: { what?: string }) {
   return <p className="muted">Loading{props.what ? ` ${props.what}` : ''}…</p>;
 }
 
+/** The API's validation message for one body field (its details name `body.<field>`, or a nested path ending in it). */
+export function fieldError(error: ApiError | null | undefined, field: string): string | undefined {
+  return error?.details.find((d) => d.path === `body.${field}` || d.path === field || d.path?.endsWith(`.${field}`))?.message;
+}
+
 /** A labelled form row with its validation message underneath. */
 export function Field(props: { label: string; error?: string | undefined; hint?: string; children: ReactNode }) {
   return (

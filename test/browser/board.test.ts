@@ -56,6 +56,9 @@ describe.skipIf(NO_BROWSER)('office pages in Chromium', () => {
   it('creates a workspace and then an agent from the empty state, with no curl', async () => {
     const createWorkspace = page.getByRole('form', { name: 'Create a workspace' });
     await createWorkspace.waitFor();
+    // No name: the API's own schema rejects it in the browser, under the field, before anything is sent.
+    await createWorkspace.getByRole('button', { name: 'Create workspace' }).click();
+    await createWorkspace.locator('.field.invalid input[name="workspace_name"]').waitFor();
     await createWorkspace.locator('input[name="workspace_name"]').fill('Fresh Office');
     await createWorkspace.locator('select[name="timezone"]').selectOption('Europe/Paris');
     await createWorkspace.getByRole('button', { name: 'Create workspace' }).click();
@@ -83,6 +86,8 @@ describe.skipIf(NO_BROWSER)('office pages in Chromium', () => {
   it('moves a task across the board through the UI, which wakes its assignee', async () => {
     await page.getByRole('button', { name: 'New task' }).click();
     const dialog = page.getByRole('dialog', { name: 'New task' });
+    await dialog.getByRole('button', { name: 'Create task' }).click();
+    await dialog.locator('.field.invalid input[name="title"]').waitFor();
     await dialog.locator('input[name="title"]').fill('Write the launch post');
     await dialog.locator('select[name="assignee"]').selectOption({ label: 'Builder (worker)' });
     await dialog.getByRole('button', { name: 'Create task' }).click();

@@ -3,11 +3,13 @@
  * either way the move is POST /tasks/:id/move, so the kanban rules and approvals apply.
  */
 import { useState, type DragEvent, type FormEvent } from 'react';
+import { CreateTaskBody } from '../../../src/domain/schemas.js';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Task, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, Field, Loading, Modal } from '../ui';
+import { Badge, Empty, ErrorBox, Field, fieldError, Loading, Modal } from '../ui';
+import { validated } from '../validate';
 import { useWorkspace } from '../workspace';
 import { assignTask, BOARD_COLUMNS, moveTask, STATE_LABELS } from './taskActions';
 
@@ -150,12 +152,12 @@ function NewTaskDialog(props: { workspaceId: string; agents: Agent[]; onClose: (
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Task>('POST', '/api/office/tasks', {
+    const created = await action.run(() => api<Task>('POST', '/api/office/tasks', validated(CreateTaskBody, {
       workspace_id: props.workspaceId, title, description, assignee_agent_instance_id: assignee || null, requires_approval: requiresApproval,
-    }));
+    })));
     if (created) props.onClose();
   };
-  const titleError = action.error?.details.find((d) => d.path === 'title')?.message;
+  const titleError = fieldError(action.error, 'title');
   return (
     <Modal title="New task" onClose={props.onClose}>
       <form onSubmit={submit} noValidate>

@@ -3,11 +3,13 @@
  * user gets from an empty install to an agent that can be woken without curl.
  */
 import { useMemo, useState, type FormEvent } from 'react';
+import { CreateAgentBody, CreateWorkspaceBody } from '../../../src/domain/schemas.js';
 import { AGENT_ROLES } from '../../../src/domain/types.js';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import type { Agent, Workspace } from '../types';
-import { ErrorBox, Field } from '../ui';
+import { ErrorBox, Field, fieldError } from '../ui';
+import { validated } from '../validate';
 import { useWorkspace } from '../workspace';
 
 function browserTimeZone(): string {
@@ -23,9 +25,6 @@ function timeZones(): string[] {
   return zones.includes('UTC') ? zones : ['UTC', ...zones];
 }
 
-const fieldError = (error: { details: Array<{ path?: string; message?: string }> } | null, path: string) =>
-  error?.details.find((d) => d.path === path || d.path?.endsWith(`.${path}`))?.message;
-
 export function CreateWorkspace() {
   const { select } = useWorkspace();
   const zones = useMemo(timeZones, []);
@@ -34,7 +33,7 @@ export function CreateWorkspace() {
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Workspace>('POST', '/api/office/workspaces', { name, timezone }));
+    const created = await action.run(() => api<Workspace>('POST', '/api/office/workspaces', validated(CreateWorkspaceBody, { name, timezone })));
     if (created) select(created.id);
   };
   const nameError = fieldError(action.error, 'name');
@@ -74,10 +73,10 @@ function AddAgentForm(props: { workspace: Workspace }) {
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    await action.run(() => api<Agent>('POST', '/api/office/agents', {
+    await action.run(() => api<Agent>('POST', '/api/office/agents', validated(CreateAgentBody, {
       workspace_id: props.workspace.id, name, role,
       executor: { kind: 'command', command, args: args.split('\n').map((a) => a.trim()).filter(Boolean) },
-    }));
+    })));
   };
   const nameError = fieldError(action.error, 'name');
   const commandError = fieldError(action.error, 'command');
