@@ -166,10 +166,17 @@ export class DeliveryService {
     }, now, level);
   }
 
-  /** A timer for the next due delivery (or expiring claim), if any waits. */
+  /**
+   * A timer for the next due delivery (or expiring claim), and at the latest for the next recovery
+   * sweep (OFFICE_RECOVERY_SWEEP_SEC): a delivery another replica recorded after this one last looked,
+   * whose replica then died, is found then.
+   */
   private async armNext(): Promise<void> {
     const next = await this.deps.store.read((tx) => tx.deliveries.nextDue());
-    if (next !== null) this.arm(next);
+    const sweepSec = this.deps.config.recoverySweepSec;
+    const sweep = sweepSec > 0 ? this.deps.clock.now() + sweepSec * 1000 : null;
+    const at = next === null ? sweep : sweep === null ? next : Math.min(next, sweep);
+    if (at !== null) this.arm(at);
   }
 
   private arm(at: number): void {

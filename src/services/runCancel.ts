@@ -78,10 +78,14 @@ export class RunCancelService {
     }, now, 'warn');
   }
 
-  /** The routine that caused the run: through its wakeup's routine run, else the routine its wakeup named. */
+  /**
+   * The routine that caused the run: through its wakeup's routine run, else the routine its wakeup
+   * named, else the routine whose task it works on (a later wakeup of a heavy routine's task).
+   */
   private async routineOf(tx: Tx, run: Run): Promise<Routine | null> {
     const wakeup: Wakeup | undefined = await tx.wakeups.get(run.wakeup_id);
-    const routineRun = wakeup?.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id) : undefined;
+    const routineRun = wakeup?.routine_run_id ? await tx.routines.getRun(wakeup.routine_run_id)
+      : run.routine_id === null && run.task_id ? await tx.routines.runByTask(run.task_id) : undefined;
     const routineId = routineRun?.routine_id ?? run.routine_id;
     return routineId ? (await tx.routines.get(routineId)) ?? null : null;
   }

@@ -99,6 +99,27 @@ describe('durable result delivery', () => {
     expect(done).toMatchObject({ routine_id: routine.id, details: expect.objectContaining({ attempts: 3, routine_run_id: runId }) });
   }, 60_000);
 
+  it('a delivery another replica recorded, unknown to this one until then, is made at its next recovery sweep (OFFICE_RECOVERY_SWEEP_SEC)', async () => {
+    const clock = stillClock();
+    const hook = await deliveryTarget(0);
+    h = await startHarness({ OFFICE_COALESCE_WINDOW_MS: '0', OFFICE_RECOVERY_SWEEP_SEC: '600' }, undefined, clock);
+    const { routine, runId } = await firedRoutineRun(hook.url);
+    await h.waitFor(async () => (await routineRunOf(routine.id, runId))?.outcome === 'succeeded' && hook.received.length === 1, 'the run and its own delivery');
+    // A second routine run whose delivery another replica wrote (no kick here): only the sweep finds it.
+    const other = (await post(`/api/office/routines/${routine.id}/fire`, {}, 202)).routine_run;
+    await h.waitFor(async () => (await routineRunOf(routine.id, other.id))?.delivery_status === 'delivered', 'the second run delivered');
+    const hidden = { id: `rrn_hidden_${Date.now()}` };
+    await h.scheduler.store.transaction(async (tx) => {
+      const run = await tx.routines.getRun(other.id);
+      await tx.routines.insertRun({ ...run!, id: hidden.id, delivery_status: 'none' });
+      await tx.deliveries.schedule({ routine_run_id: hidden.id, url: hook.url, body: { routine_run_id: hidden.id }, next_attempt_at: clock.now(), created_at: clock.now() });
+    });
+    expect((await routineRunOf(routine.id, hidden.id)).delivery_status).toBe('pending');
+    clock.increment(600_000);
+    await h.waitFor(async () => (await routineRunOf(routine.id, hidden.id))?.delivery_status === 'delivered', 'the sweep to make the delivery');
+    expect(hook.received.at(-1)).toEqual({ routine_run_id: hidden.id });
+  }, 60_000);
+
   it('a delivery that never succeeds gives up after MaxRetryCount retries and ends failed', async () => {
     const clock = stillClock();
     const hook = await deliveryTarget(Number.POSITIVE_INFINITY);

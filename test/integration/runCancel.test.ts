@@ -101,6 +101,87 @@ describe.runIf(process.platform === 'linux')('POST /api/office/runs/:id/cancel',
     expect(await getWakeup(run.wakeup_id)).toMatchObject({ status: 'cancelled', cancel_reason: 'run_cancelled' });
   }, 30_000);
 
+  it("a member may cancel the runs of routines it owns; another member's routine's run, or a run no routine started, is a 403 with the reason; an admin cancels any run", async () => {
+    const admin = { authorization: 'Bearer cancel-admin-token' };
+    h = await startHarness({ OFFICE_API_TOKEN: 'cancel-admin-token' });
+    const as = (headers: Record<string, string>) => (method: string, path: string, body?: unknown) => h!.api(method, path, body, headers);
+    const asAdmin = as(admin);
+    const member = async (name: string) => {
+      const created = await asAdmin('POST', '/api/office/tokens', { name, role: 'member' });
+      expect(created.status).toBe(201);
+      return as({ authorization: `Bearer ${created.body.token}` });
+    };
+    const [alice, bob] = [await member('alice'), await member('bob')];
+    const workspaceId = (await asAdmin('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+    const agentId = (await asAdmin('POST', '/api/office/agents', {
+      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, max_concurrent_sessions: 3, skip_idle_wakeups: false,
+      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '3600000' }),
+    })).body.id;
+    /** A routine `who` owns, fired by it: its run once running. */
+    const runningRoutineRun = async (who: typeof alice, name: string) => {
+      const routine = await who('POST', '/api/office/routines', { workspace_id: workspaceId, name, assignee_agent_instance_id: agentId, triggers: [{ kind: 'manual' }] });
+      expect(routine.status).toBe(201);
+      const fired = await who('POST', `/api/office/routines/${routine.body.id}/fire`, {});
+      expect(fired.status).toBe(202);
+      return h!.waitFor(async () => {
+        const wakeup = (await asAdmin('GET', `/api/office/wakeups/${fired.body.routine_run.linked_wakeup_id}`)).body;
+        const run = wakeup.run_id ? (await asAdmin('GET', `/api/office/runs/${wakeup.run_id}`)).body : null;
+        return run?.status === 'running' ? run : null;
+      }, `the run of ${name} to be running`);
+    };
+    const alicesRun = await runningRoutineRun(alice, "Alice's digest");
+    const bobsRun = await runningRoutineRun(bob, "Bob's digest");
+    const woke = await asAdmin('POST', `/api/office/agents/${agentId}/wake`, { reason: 'by hand' });
+    const handRun = await h.waitFor(async () => {
+      const run = (await asAdmin('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body[0];
+      return run?.status === 'running' ? run : null;
+    }, 'the hand-woken run to be running');
+
+    const refused = await bob('POST', `/api/office/runs/${alicesRun.id}/cancel`, { reason: 'not mine' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'forbidden' });
+    expect(refused.body.error.message).toContain('a member may manage only the routines it owns');
+    const notARoutine = await alice('POST', `/api/office/runs/${handRun.id}/cancel`, {});
+    expect(notARoutine.status).toBe(403);
+    expect(notARoutine.body.error.message).toContain('only an admin may cancel it');
+    // Refused: nothing changed.
+    expect((await asAdmin('GET', `/api/office/runs/${alicesRun.id}`)).body.status).toBe('running');
+
+    expect((await alice('POST', `/api/office/runs/${alicesRun.id}/cancel`, {})).body).toMatchObject({ status: 'cancelled' });
+    expect((await asAdmin('POST', `/api/office/runs/${bobsRun.id}/cancel`, {})).body).toMatchObject({ status: 'cancelled' });
+    expect((await asAdmin('POST', `/api/office/runs/${handRun.id}/cancel`, {})).body).toMatchObject({ status: 'cancelled' });
+    for (const run of [alicesRun, bobsRun, handRun]) {
+      expect((await asAdmin('GET', `/api/office/wakeups/${run.wakeup_id}`)).body).toMatchObject({ status: 'cancelled', cancel_reason: 'run_cancelled' });
+    }
+  }, 60_000);
+
+  it("a member may cancel any run on the task of a heavy routine it owns, not only the task's first (a comment's wakeup carries no routine run)", async () => {
+    h = await startHarness({ OFFICE_API_TOKEN: 'cancel-admin-token' });
+    const asAdmin = (method: string, path: string, body?: unknown) => h!.api(method, path, body, { authorization: 'Bearer cancel-admin-token' });
+    const token = (await asAdmin('POST', '/api/office/tokens', { name: 'alice', role: 'member' })).body.token;
+    const alice = (method: string, path: string, body?: unknown) => h!.api(method, path, body, { authorization: `Bearer ${token}` });
+    const workspaceId = (await asAdmin('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+    const agentId = (await asAdmin('POST', '/api/office/agents', {
+      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, skip_idle_wakeups: false,
+      executor: fixtureAgent('sleep.mjs', { FIXTURE_SLEEP_MS: '3600000' }),
+    })).body.id;
+    const routine = (await alice('POST', '/api/office/routines', {
+      workspace_id: workspaceId, name: 'Weekly audit', assignee_agent_instance_id: agentId, task_template: { title: 'Audit' }, triggers: [{ kind: 'manual' }],
+    })).body;
+    const taskId = (await alice('POST', `/api/office/routines/${routine.id}/fire`, {})).body.routine_run.linked_task_id;
+    const runningOnTask = (excluding: string[]) => h!.waitFor(async () =>
+      (await asAdmin('GET', `/api/office/runs?task_id=${taskId}`)).body.find((r: any) => r.status === 'running' && !excluding.includes(r.id)), 'a run on the routine task');
+    const first = await runningOnTask([]);
+    expect((await alice('POST', `/api/office/runs/${first.id}/cancel`, {})).status).toBe(200);
+
+    await asAdmin('POST', `/api/office/tasks/${taskId}/comments`, { body: 'please look again', author_type: 'user', author_id: 'admin' });
+    const second = await runningOnTask([first.id]);
+    expect((await asAdmin('GET', `/api/office/wakeups/${second.wakeup_id}`)).body.routine_run_id).toBeNull();
+    const cancelled = await alice('POST', `/api/office/runs/${second.id}/cancel`, {});
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+  }, 60_000);
+
   it('cancelling a run that has already ended is a 409 that changes nothing, and an unknown run is a 404', async () => {
     h = await startHarness();
     const { agentId } = await seedAgent(h, { executor: fixtureAgent('succeed.mjs') });

@@ -1,0 +1,83 @@
+/**
+ * Stopping a run through a replica that does not run its session (API.md, "Several replicas on
+ * PostgreSQL" and "Governance"): the cancel commits there, and the stop reaches the replica holding
+ * the agent, whose session's process group is killed. Two replicas in this process on one database,
+ * each with its own HTTP server and a clock that stands still (no lease changes hands meanwhile).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { loadConfig } from '../../src/config.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { FAST_ENV, fixtureAgent, request, waitFor } from '../helpers/harness.js';
+import { pidsWhere } from '../helpers/processes.js';
+import { freshDatabase } from '../store/postgresFactory.js';
+
+const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
+const GRACE_MS = 1_000;
+
+interface Replica {
+  id: string;
+  scheduler: Scheduler;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+const running: Replica[] = [];
+
+afterEach(async () => {
+  for (const replica of running.splice(0).reverse()) await replica.scheduler.stop().catch(() => undefined);
+  await database?.drop();
+  database = null;
+});
+
+async function startReplica(id: string): Promise<Replica> {
+  database ??= await freshDatabase();
+  const clock = new SimulatedClock();
+  clock.set(T0);
+  const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database.url, OFFICE_REPLICA_ID: id, OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+  const scheduler = await createScheduler({ config, clock });
+  const { url } = await scheduler.start();
+  const replica: Replica = { id, scheduler, api: (method, path, body) => request(url!, method, path, body) };
+  running.push(replica);
+  return replica;
+}
+
+describe.runIf(process.platform === 'linux')('cancelling a run across replicas', () => {
+  it("a cancel through the replica that does not hold the agent stops the session on the one that does: its process group is killed within OFFICE_SHUTDOWN_GRACE_MS, and the run and its wakeup end cancelled", async () => {
+    const replicas = [await startReplica('replica-a'), await startReplica('replica-b')];
+    const [a] = replicas;
+    const marker = `office-cancel-pg-${randomUUID()}`;
+    const executor = fixtureAgent('stubborn.mjs', { FIXTURE_SLEEP_MS: '3600000', FIXTURE_TERM_DELAY_MS: '30000' });
+    const workspaceId = (await a!.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+    const agent = await a!.api('POST', '/api/office/agents', {
+      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0,
+      executor: { ...executor, args: [...(executor as { args: string[] }).args, marker] },
+    });
+    expect(agent.status).toBe(201);
+    const woke = await a!.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'long job' });
+    expect(woke.status).toBe(202);
+    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 1, 'the session to start');
+    const run = await waitFor(async () => {
+      const [r] = (await a!.api('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body;
+      return r?.status === 'running' ? r : null;
+    }, 'the run to be running');
+    const holder = (await a!.api('GET', `/api/office/agents/${agent.body.id}`)).body.actor.replica;
+    const elsewhere = replicas.find((r) => r.id !== holder)!;
+    expect(replicas.map((r) => r.id)).toContain(holder);
+
+    const cancelledAt = Date.now();
+    const answer = await elsewhere.api('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'stop it' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: run.id, status: 'cancelled' });
+
+    // The session ignores SIGTERM: only its holder's SIGKILL of the group, after the grace period, ends it.
+    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 0, 'the session to be killed by its replica', GRACE_MS + 5_000);
+    expect(Date.now() - cancelledAt).toBeLessThan(GRACE_MS + 3_000);
+    const wakeup = (await a!.api('GET', `/api/office/wakeups/${run.wakeup_id}`)).body;
+    expect(wakeup).toMatchObject({ status: 'cancelled', cancel_reason: 'run_cancelled', retry_count: 0 });
+    await waitFor(async () => (await a!.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=run_result_after_cancel`)).body.length === 1,
+      "the session's late result to be refused");
+    expect((await elsewhere.api('GET', `/api/office/runs/${run.id}`)).body.status).toBe('cancelled');
+  }, 60_000);
+});
