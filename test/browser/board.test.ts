@@ -261,6 +261,12 @@ describe.skipIf(NO_BROWSER)('office pages in Chromium', () => {
     const rows = feed.locator('tbody tr');
     expect(await rows.count()).toBeGreaterThan(0);
     expect(await rows.count()).toBe(await feed.locator('tbody tr', { hasText: 'unattended' }).count());
+
+    // The skipped wakeup's task names its blocker by title and state.
+    await page.getByLabel('Unattended only').uncheck();
+    await skipped.first().getByRole('link', { name: 'task' }).click();
+    await page.getByRole('heading', { name: /Announce the date/ }).waitFor();
+    await page.getByTestId('blocked-by').getByRole('link', { name: 'Pick a date (To do)' }).waitFor();
   });
 
   it('draws each budget\'s spend against its limit and alert threshold on the Settings page', async () => {

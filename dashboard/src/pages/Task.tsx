@@ -13,6 +13,8 @@ export function TaskPage(props: { id: string }) {
   const task = useApi<Task>(`/api/office/tasks/${props.id}`);
   const ws = task.data?.workspace_id;
   const agents = useApi<Agent[]>(ws ? `/api/office/agents${query({ workspace_id: ws })}` : null);
+  // The blockers' titles and states: the same list the board reads, so it is usually in the cache already.
+  const blockers = useApi<Task[]>(ws && task.data!.blocked_by.length > 0 ? `/api/office/tasks${query({ workspace_id: ws, include_routine: 'true', limit: 1000 })}` : null);
   const comments = useApi<Comment[]>(`/api/office/tasks/${props.id}/comments`);
   const wakeups = useApi<Wakeup[]>(`/api/office/wakeups${query({ task_id: props.id, limit: 50 })}`);
   const runs = useApi<Run[]>(`/api/office/runs${query({ task_id: props.id, limit: 50 })}`);
@@ -48,7 +50,10 @@ export function TaskPage(props: { id: string }) {
       <dl className="card">
         <dt>Id</dt><dd><code>{t.id}</code></dd>
         <dt>Assignee</dt><dd>{t.assignee_agent_instance_id ? <Link to={`/office/agents/${t.assignee_agent_instance_id}`}>{agentName(t.assignee_agent_instance_id)}</Link> : '-'}</dd>
-        <dt>Blocked by</dt><dd>{t.blocked_by.length === 0 ? '-' : t.blocked_by.map((id) => <Link key={id} to={`/office/tasks/${id}`} className="pill">{id}</Link>)}</dd>
+        <dt>Blocked by</dt><dd data-testid="blocked-by">{t.blocked_by.length === 0 ? '-' : t.blocked_by.map((id) => {
+          const blocker = blockers.data?.find((b) => b.id === id);
+          return <Link key={id} to={`/office/tasks/${id}`} className="pill">{blocker ? `${blocker.title} (${STATE_LABELS[blocker.state]})` : id}</Link>;
+        })}</dd>
         <dt>Origin</dt><dd>{t.origin}{t.origin === 'routine' && t.origin_id ? <> (<Link to={`/office/routines/${t.origin_id}`}>routine</Link>)</> : null}</dd>
         <dt>Created</dt><dd><Time at={t.created_at} /></dd>
       </dl>
