@@ -90,7 +90,8 @@ export class WakeupService {
         ...(request.provenance ?? ATTENDED),
       }, now);
     } else {
-      tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details }, message));
+      const audit = request.provenance ?? ATTENDED;
+      tx.afterCommit(() => this.log.info({ code: 'wakeup_skipped_agent_deleted', agent_id: request.agent_id, task_id: taskId, ...details, ...audit }, message));
     }
     return { kind: 'skipped', reason: 'agent_deleted' };
   }

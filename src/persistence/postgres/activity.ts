@@ -1,43 +1,12 @@
-import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
-import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
-import { clampLimit, whereClause } from '../sqlite/table.js';
+import { ActivitySql, InboxSql } from '../sql/activity.js';
+import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
-import { PgTable } from './table.js';
-import { ACTIVITY, INBOX } from '../tables.js';
 
-export class PgActivity implements ActivityRepo {
-  private readonly table: PgTable<ActivityEntry>;
-  constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, ACTIVITY);
-  }
-  async insert(entry: NewActivity, at: number) {
-    await this.table.insert({ actor_type: 'system', unattended: false, on_behalf_of: null, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
-  }
-  async countSince(workspaceId: string, code: string, since: number) {
-    return (await this.sql.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM activity_log WHERE workspace_id = ? AND code = ? AND created_at >= ?', [workspaceId, code, since]))!.n;
-  }
-
-  async list(filter: ActivityFilter) {
-    const { where, params } = whereClause(filter as Record<string, unknown>,
-      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' });
-    // Newest first; id breaks ties between entries written in the same millisecond.
-    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
-      { ...params, limit: clampLimit(filter.limit, 200) });
-  }
+/** The shared statements (../sql/activity.ts) on this backend's connection. */
+export class PgActivity extends ActivitySql {
+  constructor(sql: PgSql) { super(postgresDialect(sql)); }
 }
 
-export class PgInbox implements InboxRepo {
-  private readonly table: PgTable<InboxItem>;
-  constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, INBOX);
-  }
-  async insert(item: InboxItem) { await this.table.insert(item); }
-  async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
-  async get(id: string) { return this.table.get(id); }
-  async resolve(id: string) { return (await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id])).changes === 1; }
-  async list(workspaceId: string | undefined, status?: InboxItem['status']) {
-    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
-    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
-  }
+export class PgInbox extends InboxSql {
+  constructor(sql: PgSql) { super(postgresDialect(sql)); }
 }

@@ -1,4 +1,5 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
+import { insertStatement, type OnConflict } from '../sql/dialect.js';
 import type { PgSql } from './sql.js';
 
 /**
@@ -21,14 +22,8 @@ export class PgTable<T extends object> {
   }
 
   /** `conflict`: what to do on a duplicate key: nothing (`INSERT OR IGNORE`), or replace the row's other columns. */
-  async insert(row: T, conflict: 'error' | 'ignore' | { replaceOn: readonly string[] } = 'error'): Promise<boolean> {
-    const keys = this.checked(Object.keys(row));
-    let text = `INSERT INTO ${this.name} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
-    if (conflict === 'ignore') text += ' ON CONFLICT DO NOTHING';
-    else if (conflict !== 'error') {
-      const rest = keys.filter((k) => !conflict.replaceOn.includes(k));
-      text += ` ON CONFLICT (${conflict.replaceOn.join(', ')}) DO UPDATE SET ${rest.map((k) => `${k} = excluded.${k}`).join(', ')}`;
-    }
+  async insert(row: T, conflict: OnConflict = 'error'): Promise<boolean> {
+    const text = insertStatement(this.name, this.checked(Object.keys(row)), conflict);
     return (await this.sql.run(text, row as Record<string, unknown>)).changes > 0;
   }
 

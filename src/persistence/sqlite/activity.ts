@@ -1,42 +1,12 @@
-import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
-import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
+import { ActivitySql, InboxSql } from '../sql/activity.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
-import { Table, clampLimit, whereClause } from './table.js';
-import { ACTIVITY, INBOX } from '../tables.js';
 
-export class SqliteActivity implements ActivityRepo {
-  private readonly table: Table<ActivityEntry>;
-  constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, ACTIVITY);
-  }
-  async insert(entry: NewActivity, at: number) {
-    this.table.insert({ actor_type: 'system', unattended: false, on_behalf_of: null, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
-  }
-  async countSince(workspaceId: string, code: string, since: number) {
-    return this.sql.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM activity_log WHERE workspace_id = ? AND code = ? AND created_at >= ?', [workspaceId, code, since])!.n;
-  }
-
-  async list(filter: ActivityFilter) {
-    const { where, params } = whereClause(filter as Record<string, unknown>,
-      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' });
-    // Newest first; id breaks ties between entries written in the same millisecond.
-    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
-      { ...params, limit: clampLimit(filter.limit, 200) });
-  }
+/** The shared statements (../sql/activity.ts) on this backend's connection. */
+export class SqliteActivity extends ActivitySql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
 
-export class SqliteInbox implements InboxRepo {
-  private readonly table: Table<InboxItem>;
-  constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, INBOX);
-  }
-  async insert(item: InboxItem) { this.table.insert(item); }
-  async resolveByRef(refId: string) { this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
-  async get(id: string) { return this.table.get(id); }
-  async resolve(id: string) { return this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id]).changes === 1; }
-  async list(workspaceId: string | undefined, status?: InboxItem['status']) {
-    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
-    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
-  }
+export class SqliteInbox extends InboxSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }

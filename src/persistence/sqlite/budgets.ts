@@ -1,50 +1,12 @@
-import type { Budget } from '../../domain/types.js';
-import type { BudgetRepo } from '../store.js';
+import { BudgetsSql } from '../sql/budgets.js';
+import { BUDGETS } from '../tables.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
-import { BUDGETS } from '../tables.js';
-
-const SPEND_COLUMN: Record<Budget['scope'], string> = {
-  workspace: 'workspace_id',
-  project: 'project_id',
-  agent: 'agent_id',
-};
 
 export const budgetTable = (sql: Sql) => new Table(sql, BUDGETS);
 
-export class SqliteBudgets implements BudgetRepo {
-  private readonly table: Table<Budget>;
-  constructor(private readonly sql: Sql) {
-    this.table = budgetTable(sql);
-  }
-  async insert(budget: Budget) { this.table.insert(budget); }
-  async get(id: string) { return this.table.get(id); }
-  async list(workspaceId: string | undefined) {
-    return workspaceId
-      ? this.table.many('SELECT * FROM budgets WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])
-      : this.table.many('SELECT * FROM budgets ORDER BY created_at, id LIMIT 1000');
-  }
-  async forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]) {
-    if (scopes.length === 0) return [];
-    // scope_id alone is selective (ids are unique across kinds); one statement for every scope.
-    const ids = scopes.map((s) => s.scope_id);
-    const rows = this.table.many(
-      `SELECT * FROM budgets WHERE scope_id IN (${ids.map(() => '?').join(', ')}) ORDER BY created_at, id`, ids);
-    return rows.filter((budget) => scopes.some((s) => s.scope === budget.scope && s.scope_id === budget.scope_id));
-  }
-  async spend(scope: Budget['scope'], scopeId: string, since: number) {
-    const column = SPEND_COLUMN[scope];
-    return this.sql.get<{ total: number | null }>(
-      `SELECT SUM(cost_usd) AS total FROM cost_ledger WHERE ${column} = ? AND created_at >= ?`, [scopeId, since])!.total ?? 0;
-  }
-  async recordCost(entry: { workspace_id: string; project_id: string | null; agent_id: string; run_id: string; cost_usd: number; created_at: number }) {
-    this.sql.run(
-      `INSERT INTO cost_ledger (workspace_id, project_id, agent_id, run_id, cost_usd, created_at)
-       VALUES (@workspace_id, @project_id, @agent_id, @run_id, @cost_usd, @created_at)`, entry);
-  }
-  async markAlertSent(budgetId: string, periodKey: string, thresholdPct: number, at: number) {
-    return this.sql.run(
-      'INSERT OR IGNORE INTO budget_alerts_sent (budget_id, period_key, threshold_pct, sent_at) VALUES (?, ?, ?, ?)',
-      [budgetId, periodKey, thresholdPct, at]).changes === 1;
-  }
+/** The shared statements (../sql/budgets.ts) on this backend's connection. */
+export class SqliteBudgets extends BudgetsSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }

@@ -1,59 +1,20 @@
-import type { Agent, Project, Workspace } from '../../domain/types.js';
-import type { AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
+import { AgentsSql, ProjectsSql, WorkspacesSql } from '../sql/org.js';
+import { AGENTS } from '../tables.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
-import { AGENTS, PROJECTS, WORKSPACES } from '../tables.js';
 
-export class SqliteWorkspaces implements WorkspaceRepo {
-  private readonly table: Table<Workspace>;
-  constructor(sql: Sql) {
-    this.table = new Table(sql, WORKSPACES);
-  }
-  async insert(workspace: Workspace) { this.table.insert(workspace); }
-  async get(id: string) { return this.table.get(id); }
-  async update(id: string, patch: Partial<Workspace>) { this.table.update(id, patch); }
-  async list() { return this.table.many('SELECT * FROM workspaces ORDER BY created_at, id'); }
+/** The shared statements (../sql/org.ts) on this backend's connection. */
+export class SqliteWorkspaces extends WorkspacesSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
 
-export class SqliteProjects implements ProjectRepo {
-  private readonly table: Table<Project>;
-  constructor(sql: Sql) {
-    this.table = new Table(sql, PROJECTS);
-  }
-  async insert(project: Project) { this.table.insert(project); }
-  async get(id: string) { return this.table.get(id); }
-  async list(workspaceId: string | undefined) {
-    return workspaceId
-      ? this.table.many('SELECT * FROM projects WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])
-      : this.table.many('SELECT * FROM projects ORDER BY created_at, id LIMIT 1000');
-  }
-  async update(id: string, patch: Partial<Project>) { this.table.update(id, patch); }
+export class SqliteProjects extends ProjectsSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
 
 export const agentTable = (sql: Sql) => new Table(sql, AGENTS);
 
-export class SqliteAgents implements AgentRepo {
-  private readonly table: Table<Agent>;
-  constructor(private readonly sql: Sql) {
-    this.table = agentTable(sql);
-  }
-  async insert(agent: Agent) { this.table.insert(agent); }
-  async get(id: string) { return this.table.get(id); }
-  async list(filter: { workspace_id?: string | undefined }) {
-    return filter.workspace_id
-      ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at, id', [filter.workspace_id])
-      : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at, id LIMIT 1000');
-  }
-  async listLive(owner: string) {
-    return this.table.many(
-      'SELECT a.* FROM agent_instances a JOIN agent_leases l ON l.agent_id = a.id AND l.owner_id = ? WHERE a.deleted_at IS NULL', [owner]);
-  }
-  async update(id: string, patch: Partial<Agent>) { this.table.update(id, patch); }
-
-  async coordinatorOf(workspaceId: string) {
-    // A ceo outranks a coordinator; among equals the oldest is the one people set up first.
-    return this.table.one(
-      `SELECT * FROM agent_instances WHERE workspace_id = ? AND role IN ('ceo', 'coordinator') AND deleted_at IS NULL
-       ORDER BY CASE role WHEN 'ceo' THEN 0 ELSE 1 END, created_at, id LIMIT 1`, [workspaceId]);
-  }
+export class SqliteAgents extends AgentsSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }

@@ -1,4 +1,5 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
+import { insertStatement, type OnConflict } from '../sql/dialect.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -18,9 +19,12 @@ export class Table<T extends object> {
     this.key = spec.key;
   }
 
-  insert(row: T, mode: 'INSERT' | 'INSERT OR IGNORE' | 'INSERT OR REPLACE' = 'INSERT'): boolean {
+  /** `mode`: SQLite's own forms, or the conflict handling the shared statements name (../sql/dialect.ts), as PostgreSQL writes it. */
+  insert(row: T, mode: 'INSERT' | 'INSERT OR IGNORE' | 'INSERT OR REPLACE' | OnConflict = 'INSERT'): boolean {
     const keys = this.checked(Object.keys(row));
-    const text = `${mode} INTO ${this.name} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+    const text = typeof mode === 'string' && mode.startsWith('INSERT')
+      ? `${mode} INTO ${this.name} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`
+      : insertStatement(this.name, keys, mode as OnConflict);
     return this.sql.run(text, row as Record<string, unknown>).changes > 0;
   }
 

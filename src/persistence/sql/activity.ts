@@ -1,0 +1,47 @@
+/** The activity log and the inbox, on both backends. */
+import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
+import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
+import { clampLimit, whereClause } from '../sqlite/table.js';
+import type { Dialect, RowTable, SqlRunner } from './dialect.js';
+import { ACTIVITY, INBOX } from '../tables.js';
+
+export class ActivitySql implements ActivityRepo {
+  private readonly table: RowTable<ActivityEntry>;
+  private readonly sql: SqlRunner;
+  constructor(dialect: Dialect) {
+    this.sql = dialect.sql;
+    this.table = dialect.table(ACTIVITY);
+  }
+  async insert(entry: NewActivity, at: number) {
+    await this.table.insert({ actor_type: 'system', unattended: false, on_behalf_of: null, message: '', details: {}, ...entry, created_at: at } as ActivityEntry);
+  }
+  async countSince(workspaceId: string, code: string, since: number) {
+    return (await this.sql.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM activity_log WHERE workspace_id = ? AND code = ? AND created_at >= ?', [workspaceId, code, since]))!.n;
+  }
+
+  async list(filter: ActivityFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>,
+      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' });
+    // Newest first; id breaks ties between entries written in the same millisecond.
+    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) });
+  }
+}
+
+export class InboxSql implements InboxRepo {
+  private readonly table: RowTable<InboxItem>;
+  private readonly sql: SqlRunner;
+  constructor(dialect: Dialect) {
+    this.sql = dialect.sql;
+    this.table = dialect.table(INBOX);
+  }
+  async insert(item: InboxItem) { await this.table.insert(item); }
+  async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
+  async get(id: string) { return this.table.get(id); }
+  async resolve(id: string) { return (await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id])).changes === 1; }
+  async list(workspaceId: string | undefined, status?: InboxItem['status']) {
+    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
+    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
+  }
+}
