@@ -189,21 +189,6 @@ describe('an unattended run\'s spend', () => {
   });
 });
 
-describe('an unattended run\'s spend', () => {
-  it('crossing a budget\'s alert threshold is an unattended budget_alert, for the routine owner', async () => {
-    h = await startHarness();
-    const ws = await createWorkspace();
-    const agent = await createAgent(ws, { name: 'Spender', skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.8' }) });
-    await post('/api/office/budgets', { scope: 'agent', scope_id: agent, limit_usd: 1, period: 'monthly', action_on_exceed: 'warn', alert_threshold_pct: 50 });
-    const routine = await post('/api/office/routines', {
-      workspace_id: ws, name: 'Spend', assignee_agent_instance_id: agent, owner_id: OWNER, triggers: [{ kind: 'webhook', signing_mode: 'none' }],
-    });
-    expect((await h.api('POST', routine.triggers[0].url, {})).status).toBe(202);
-    const alert = await h.waitFor(async () => (await activity(ws)).find((e) => e.code === 'budget_alert'), 'the budget alert');
-    expect(alert).toMatchObject({ agent_id: agent, unattended: true, on_behalf_of: OWNER });
-  });
-});
-
 describe('caps that compose', () => {
   it('a routine run\'s subtasks that wake other agents count against the agent and deployment caps, and are refused and logged at them; the subtasks stay, and the slots free when the work ends', async () => {
     h = await startHarness({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '3' });

@@ -203,42 +203,6 @@ describe('migration 0020 (unattended provenance)', () => {
   });
 });
 
-describe('migration 0020 (unattended provenance)', () => {
-  it("gives earlier fire wakeups and routine tasks their routine run's unattended and on_behalf_of, and earlier unattended entries their owner, leaving the rest attended", () => {
-    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
-    toClose.push(db);
-    migrate(db, loadMigrations().filter((m) => m.version < 20));
-    db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
-      INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
-      INSERT INTO tasks (id, workspace_id, title, workflow, created_at, updated_at) VALUES ('tsk_r', 'ws_1', 'R', 'routine', 1, 1), ('tsk_o', 'ws_1', 'O', 'office', 1, 1);
-      INSERT INTO office_routines (id, workspace_id, name, assignee_agent_instance_id, owner_id, created_at, updated_at) VALUES ('rtn_1', 'ws_1', 'R', 'agt_a', 'tok_alice', 1, 1);
-      INSERT INTO office_routine_runs (id, routine_id, source, status, dispatch_fingerprint, linked_task_id, linked_wakeup_id, unattended, on_behalf_of, started_at) VALUES
-        ('rr_cron', 'rtn_1', 'cron', 'task_created', 'f', 'tsk_r', NULL, 1, 'tok_alice', 1),
-        ('rr_hand', 'rtn_1', 'manual', 'dispatched', 'f', NULL, 'wk_hand', 0, 'admin', 2);
-      INSERT INTO agent_wakeup_requests (id, workspace_id, agent_id, source, reason, task_id, status, routine_run_id, available_at, requested_at) VALUES
-        ('wk_assigned', 'ws_1', 'agt_a', 'task_assigned', 'assigned', 'tsk_r', 'finished', 'rr_cron', 2, 2),
-        ('wk_hand', 'ws_1', 'agt_a', 'routine', 'manual', NULL, 'finished', 'rr_hand', 2, 2),
-        ('wk_person', 'ws_1', 'agt_a', 'task_assigned', 'assigned', 'tsk_o', 'queued', NULL, 3, 3);
-      INSERT INTO activity_log (workspace_id, code, unattended, details, created_at) VALUES
-        ('ws_1', 'routine_run_task_created', 1, '{"on_behalf_of":"tok_alice"}', 1), ('ws_1', 'wakeup_idle_skipped', 0, '{}', 2);`);
-    expect(migrate(db)).toContain('0020_unattended_provenance.sql');
-    const reader = inspect(dbPath);
-    expect(reader.all('SELECT id, unattended, on_behalf_of FROM agent_wakeup_requests ORDER BY id')).toEqual([
-      { id: 'wk_assigned', unattended: 1, on_behalf_of: 'tok_alice' },
-      { id: 'wk_hand', unattended: 0, on_behalf_of: 'admin' },
-      { id: 'wk_person', unattended: 0, on_behalf_of: null },
-    ]);
-    expect(reader.all('SELECT id, unattended, on_behalf_of FROM tasks ORDER BY id')).toEqual([
-      { id: 'tsk_o', unattended: 0, on_behalf_of: null },
-      { id: 'tsk_r', unattended: 1, on_behalf_of: 'tok_alice' },
-    ]);
-    expect(reader.all('SELECT code, unattended, on_behalf_of FROM activity_log ORDER BY id')).toEqual([
-      { code: 'routine_run_task_created', unattended: 1, on_behalf_of: 'tok_alice' },
-      { code: 'wakeup_idle_skipped', unattended: 0, on_behalf_of: null },
-    ]);
-  });
-});
-
 describe('connection pragmas', () => {
   it('open in WAL mode with foreign keys on and synchronous=NORMAL (1) by default', () => {
     const store = sqliteFaults(newStore(dbPath, loadConfig({}).sqliteSync));
