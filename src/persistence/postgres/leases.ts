@@ -1,4 +1,6 @@
 import type { AgentLease, LeaseRepo } from '../store.js';
+import { fencedBy as sharedFencedBy } from '../sql/dialect.js';
+import { POSTGRES_TEXT } from './dialect.js';
 import type { PgSql } from './sql.js';
 
 /** Insert-or-bump: the epoch is read and raised inside the statement's own write, never in JavaScript. */
@@ -53,7 +55,4 @@ export class PgLeases implements LeaseRepo {
  * is share-locked, so a take of the agent waits for the fenced statement's transaction, and a
  * fenced statement that waited for a take sees the new epoch and does nothing.
  */
-export function fencedBy(agentColumn: string): string {
-  return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
-    AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > @at::bigint) FOR SHARE)`;
-}
+export const fencedBy = (agentColumn: string): string => sharedFencedBy(POSTGRES_TEXT, agentColumn);

@@ -31,6 +31,8 @@ export function insertStatement(table: string, keys: readonly string[], conflict
 /** One table's row plumbing (sqlite/table.ts, postgres/table.ts): inserts, patches, decoded reads. */
 export interface RowTable<T extends object> {
   insert(row: T, conflict?: OnConflict): MaybePromise<boolean>;
+  /** Inserts the row only while `condition` (SQL over the row's @parameters) holds. */
+  insertIf(row: T, condition: string): MaybePromise<boolean>;
   update(id: string, patch: Partial<T>): MaybePromise<number>;
   get(id: string): MaybePromise<T | undefined>;
   one(text: string, params?: Params): MaybePromise<T | undefined>;
@@ -41,12 +43,37 @@ export interface RowTable<T extends object> {
  * Where SQLite and PostgreSQL differ, for the statements the two share: everything else in a
  * shared statement is text both accept (`ON CONFLICT ... DO NOTHING`, `excluded.`, `RETURNING`).
  */
-export interface Dialect {
+export interface Dialect extends SqlText {
   readonly sql: SqlRunner;
   table<T extends object>(spec: TableSpec<T>): RowTable<T>;
+}
+
+/** The statement text where the two differ (no connection needed). */
+export interface SqlText {
   /**
    * `column IN (values)`: SQLite binds a placeholder per value; PostgreSQL binds one JSON array, so
    * that the text is the same for any count (one prepared statement).
    */
   inList(column: string, values: readonly unknown[]): { sql: string; params: unknown[] };
+  /** A parameter with its type, where PostgreSQL cannot infer it (compared with NULL, say); SQLite takes it as it is. */
+  cast(param: string, type: 'text' | 'bigint' | 'jsonb'): string;
+  /** The row lock a subquery takes on PostgreSQL (` FOR UPDATE`, ` FOR SHARE`); none on SQLite, whose writer holds the database. */
+  lock(mode: 'update' | 'share'): string;
+  /** A boolean expression as 0 or 1, as the columns store it. */
+  asInt(expr: string): string;
+  /** A query of the elements of a JSON array parameter, as text: for `x IN (...)`. */
+  jsonElements(param: string): string;
+  /** A scalar subquery: the rows of `from` (FROM ... WHERE ...) in `orderBy`, as a JSON array of objects with `fields` (name: column). */
+  jsonRows(fields: Record<string, string>, from: string, orderBy: string): string;
+  /** A JSON value a statement returned, parsed (PostgreSQL's driver parses json already; SQLite returns text). */
+  parsed<T>(value: unknown): T;
+}
+
+/** `'name', column` pairs for json_object / json_build_object. */
+export const jsonPairs = (fields: Record<string, string>) => Object.entries(fields).map(([name, column]) => `'${name}', ${column}`).join(', ');
+
+/** Whether the fence (@owner, @epoch, at @at) still holds the lease of the agent in `agentColumn`. */
+export function fencedBy(dialect: SqlText, agentColumn: string): string {
+  return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
+    AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > ${dialect.cast('@at', 'bigint')})${dialect.lock('share')})`;
 }

@@ -1,13 +1,21 @@
 import type { TableSpec } from '../tables.js';
-import type { Dialect } from '../sql/dialect.js';
+import { jsonPairs, type Dialect, type SqlText } from '../sql/dialect.js';
 import type { Sql } from './sql.js';
 import { Table } from './table.js';
 
+/** SQLite's text where the dialects differ (../sql/dialect.ts). */
+export const SQLITE_TEXT: SqlText = {
+  inList: (column, values) => ({ sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] }),
+  cast: (param) => param,
+  lock: () => '',
+  asInt: (expr) => `(${expr})`,
+  jsonElements: (param) => `SELECT value FROM json_each(${param})`,
+  jsonRows: (fields, from, orderBy) => `(SELECT json_group_array(json_object(${jsonPairs(fields)})) FROM (
+    SELECT ${Object.values(fields).join(', ')} ${from} ORDER BY ${orderBy}))`,
+  parsed: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+};
+
 /** SQLite's side of the shared statements (../sql/dialect.ts). */
 export function sqliteDialect(sql: Sql): Dialect {
-  return {
-    sql,
-    table: <T extends object>(spec: TableSpec<T>) => new Table(sql, spec),
-    inList: (column, values) => ({ sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] }),
-  };
+  return { ...SQLITE_TEXT, sql, table: <T extends object>(spec: TableSpec<T>) => new Table(sql, spec) };
 }

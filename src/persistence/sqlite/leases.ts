@@ -1,4 +1,6 @@
 import type { AgentLease, Heartbeat, LeaseRepo, Replica, ReplicaRepo } from '../store.js';
+import { fencedBy as sharedFencedBy } from '../sql/dialect.js';
+import { SQLITE_TEXT } from './dialect.js';
 import type { Sql } from './sql.js';
 
 /** Insert-or-bump: the epoch is read and raised inside the statement's own write, never in JavaScript. */
@@ -50,10 +52,7 @@ export class SqliteLeases implements LeaseRepo {
  * The fence as a condition of a statement acting on `agentColumn`'s agent: the lease is this
  * owner's, at this epoch, and has not expired at `@at`. Binds @owner, @epoch and @at.
  */
-export function fencedBy(agentColumn: string): string {
-  return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
-    AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > @at))`;
-}
+export const fencedBy = (agentColumn: string): string => sharedFencedBy(SQLITE_TEXT, agentColumn);
 
 /** An agent that needs an owner: a live one, or a deleted one whose run is still unfinished (it must be settled). */
 export const NEEDS_OWNER = `(a.deleted_at IS NULL
