@@ -168,6 +168,11 @@ export class WakeupService {
     const lastRun = target.run_id ? await tx.runs.get(target.run_id) : undefined;
     const carried = lastRun && SESSION_STARTED.has(lastRun.status) ? wakeIdsOf(lastRun.context_snapshot) : [];
     for (const folded of await tx.wakeups.unfold(target.id, carried, now)) {
+      // Back on its own, unattended follow-on work needs its own slot under the caps, as at its enqueue.
+      if (needsCapSlot(folded) && !(await this.takeCapSlot(tx, folded))) {
+        await this.refuseAtCap(tx, folded, now);
+        continue;
+      }
       tx.afterCommit(() => this.notifier.wakeupQueued(folded.agent_id, folded.id, folded.available_at));
     }
   }
