@@ -92,6 +92,10 @@ export class PostgresStore implements Store {
   private probeTimer: unknown = null;
   /** The server processes of the pool's connections: a wakeup they signal was offered in-process already (notify.ts). */
   private readonly backends = new Set<number>();
+  /** The heartbeat's own connection (autocommit), and the call running on it. */
+  private autocommitClient: Promise<pg.Client> | null = null;
+  private autocommitTail: Promise<unknown> = Promise.resolve();
+  private autocommitConnected: pg.Client | null = null;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
@@ -165,13 +169,24 @@ export class PostgresStore implements Store {
     return this.unit('read', work);
   }
 
-  /** One statement on a pooled connection, committed by itself (no BEGIN/COMMIT): the replica heartbeat. Emits nothing. */
-  async autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  /**
+   * One statement committed by itself (no BEGIN/COMMIT): the replica heartbeat. It runs on a
+   * connection of its own, not the pool's: with the pool saturated (thousands of units waiting for
+   * a connection), a heartbeat queued behind them came after its leases expired, and the replica
+   * let every agent go. Calls run one after another. Emits nothing.
+   */
+  autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const run = this.autocommitTail.then(() => this.autocommitNow(work));
+    this.autocommitTail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async autocommitNow<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the store is closed');
     await this.whenReady();
-    let client: pg.PoolClient;
+    let client: pg.Client;
     try {
-      client = await this.pool.connect();
+      client = await this.ownConnection();
     } catch (error) {
       throw this.failure(error);
     }
@@ -180,10 +195,38 @@ export class PostgresStore implements Store {
       this.endOutage();
       return value;
     } catch (error) {
+      const storage = toStorageUnavailable(error);
+      if (storage) this.dropOwnConnection(client);
       throw this.failure(error);
-    } finally {
-      client.release();
     }
+  }
+
+  /** The heartbeat's connection, opened on first use and again after it broke. */
+  private ownConnection(): Promise<pg.Client> {
+    this.autocommitClient ??= (async () => {
+      const client = new pg.Client({ connectionString: this.options.url, types: numericTypes });
+      client.on('error', (error) => {
+        this.log.warn({ err: error }, 'the heartbeat\'s PostgreSQL connection failed; the next heartbeat opens another');
+        this.dropOwnConnection(client);
+      });
+      await client.connect();
+      this.backends.add(backendPid(client));
+      this.autocommitConnected = client;
+      return client;
+    })().catch((error: unknown) => {
+      this.autocommitClient = null;
+      throw error;
+    });
+    return this.autocommitClient;
+  }
+
+  private dropOwnConnection(client: pg.Client): void {
+    this.backends.delete(backendPid(client));
+    if (this.autocommitConnected === client) {
+      this.autocommitConnected = null;
+      this.autocommitClient = null;
+    }
+    client.end().catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -192,6 +235,10 @@ export class PostgresStore implements Store {
     this.timers.clearTimeout(this.probeTimer);
     this.probeTimer = null;
     await this.ready?.catch(() => undefined);
+    await this.autocommitTail;
+    const own = await this.autocommitClient?.catch(() => null);
+    this.autocommitClient = null;
+    await own?.end().catch(() => undefined);
     await this.pool.end();
   }
 
@@ -365,7 +412,7 @@ function sqlState(error: unknown): string | null {
 }
 
 /** The server process behind a pooled connection (set once it connected). */
-function backendPid(client: pg.PoolClient): number {
+function backendPid(client: pg.ClientBase): number {
   return (client as unknown as { processID: number }).processID;
 }
 
