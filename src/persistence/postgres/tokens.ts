@@ -1,35 +1,8 @@
-import type { ApiToken } from '../../domain/governance.js';
-import type { Routine } from '../../domain/routines.js';
-import type { TokenRepo } from '../store.js';
+import { TokensSql } from '../sql/tokens.js';
+import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
-import { PgTable } from './table.js';
-import { API_TOKENS, ROUTINES } from '../tables.js';
 
-export class PgTokens implements TokenRepo {
-  private readonly table: PgTable<ApiToken>;
-  private readonly routines: PgTable<Routine>;
-  constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, API_TOKENS);
-    this.routines = new PgTable(sql, ROUTINES);
-  }
-  async insert(token: ApiToken) {
-    await this.table.insert(token);
-  }
-  async get(id: string) {
-    return this.table.get(id);
-  }
-  async byHash(hash: string) {
-    return this.table.one('SELECT * FROM api_tokens WHERE token_hash = ?', [hash]);
-  }
-  async list() {
-    return this.table.many('SELECT * FROM api_tokens ORDER BY created_at, id');
-  }
-  async revoke(id: string, at: number) {
-    return (await this.sql.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [at, id])).changes > 0;
-  }
-  async pauseRoutinesOwnedBy(ownerId: string, reason: string, at: number) {
-    return this.routines.many(
-      `UPDATE office_routines SET status = 'paused', paused_reason = @reason, updated_at = @at
-        WHERE owner_id = @ownerId AND status = 'active' RETURNING *`, { ownerId, reason, at });
-  }
+/** The shared statements (../sql/tokens.ts) on this backend's connection. */
+export class PgTokens extends TokensSql {
+  constructor(sql: PgSql) { super(postgresDialect(sql)); }
 }

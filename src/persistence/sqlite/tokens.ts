@@ -1,35 +1,8 @@
-import type { ApiToken } from '../../domain/governance.js';
-import type { Routine } from '../../domain/routines.js';
-import type { TokenRepo } from '../store.js';
+import { TokensSql } from '../sql/tokens.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
-import { Table } from './table.js';
-import { API_TOKENS, ROUTINES } from '../tables.js';
 
-export class SqliteTokens implements TokenRepo {
-  private readonly table: Table<ApiToken>;
-  private readonly routines: Table<Routine>;
-  constructor(private readonly sql: Sql) {
-    this.table = new Table(sql, API_TOKENS);
-    this.routines = new Table(sql, ROUTINES);
-  }
-  async insert(token: ApiToken) {
-    this.table.insert(token);
-  }
-  async get(id: string) {
-    return this.table.get(id);
-  }
-  async byHash(hash: string) {
-    return this.table.one('SELECT * FROM api_tokens WHERE token_hash = ?', [hash]);
-  }
-  async list() {
-    return this.table.many('SELECT * FROM api_tokens ORDER BY created_at, id');
-  }
-  async revoke(id: string, at: number) {
-    return this.sql.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [at, id]).changes > 0;
-  }
-  async pauseRoutinesOwnedBy(ownerId: string, reason: string, at: number) {
-    return this.routines.many(
-      `UPDATE office_routines SET status = 'paused', paused_reason = @reason, updated_at = @at
-        WHERE owner_id = @ownerId AND status = 'active' RETURNING *`, { ownerId, reason, at });
-  }
+/** The shared statements (../sql/tokens.ts) on this backend's connection. */
+export class SqliteTokens extends TokensSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
