@@ -1,27 +1,8 @@
-import type { Session } from '../../domain/sessions.js';
-import type { SessionRepo } from '../store.js';
+import { SessionsSql } from '../sql/sessions.js';
+import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
-import { PgTable } from './table.js';
-import { SESSIONS } from '../tables.js';
 
-export class PgSessions implements SessionRepo {
-  private readonly table: PgTable<Session>;
-  constructor(private readonly sql: PgSql) {
-    this.table = new PgTable(sql, SESSIONS);
-  }
-  async insert(session: Session) {
-    await this.table.insert(session);
-  }
-  async live(secretHash: string, now: number) {
-    return this.table.one('SELECT * FROM sessions WHERE secret_hash = ? AND expires_at > ?', [secretHash, now]);
-  }
-  async remove(id: string) {
-    await this.sql.run('DELETE FROM sessions WHERE id = ?', [id]);
-  }
-  async removeForToken(tokenId: string) {
-    return (await this.sql.run('DELETE FROM sessions WHERE token_id = ?', [tokenId])).changes;
-  }
-  async removeExpired(now: number) {
-    return (await this.sql.run('DELETE FROM sessions WHERE expires_at <= ?', [now])).changes;
-  }
+/** The shared statements (../sql/sessions.ts) on this backend's connection. */
+export class PgSessions extends SessionsSql {
+  constructor(sql: PgSql) { super(postgresDialect(sql)); }
 }
