@@ -1,62 +1,8 @@
-/**
- * The charts' aggregates (StatsRepo) on SQLite. The statements are written once, in the SQL both
- * dialects agree on (`@name` parameters, integer `%` and `/` on the epoch-millisecond columns), and
- * postgres/stats.ts runs the same text.
- */
-import { BUCKET_MS, WAKEUP_OUTCOMES, type Bucket, type CostInBucket, type RunSpan, type WakeupOutcomeCount } from '../../domain/stats.js';
-import type { StatsRepo, StatsScope } from '../store.js';
+import { StatsSql } from '../sql/stats.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
 
-/** A statement's parameters and its optional agent condition, shared by both backends. */
-export function statsParams(scope: StatsScope, extra: Record<string, unknown> = {}) {
-  return {
-    agentCondition: scope.agent_id === undefined ? '' : 'AND agent_id = @agent_id',
-    params: { workspace_id: scope.workspace_id, agent_id: scope.agent_id, from: scope.from, to: scope.to, ...extra },
-  };
-}
-
-const ENDED = WAKEUP_OUTCOMES.map((status) => `'${status}'`).join(', ');
-
-/** Ended wakeups by bucket (the start of the bucket their finished_at falls in) and status. */
-export const WAKEUP_OUTCOMES_SQL = (agentCondition: string) => `
-  SELECT finished_at - finished_at % @size AS bucket, status, COUNT(*) AS count
-  FROM agent_wakeup_requests
-  WHERE workspace_id = @workspace_id AND finished_at >= @from AND finished_at < @to AND status IN (${ENDED}) ${agentCondition}
-  GROUP BY bucket, status ORDER BY bucket, status`;
-
-/** Reported costs by bucket: the ledger is what budgets count, so the chart and the budgets agree. */
-export const COSTS_SQL = (agentCondition: string) => `
-  SELECT created_at - created_at % @size AS bucket, SUM(cost_usd) AS cost_usd, COUNT(*) AS runs
-  FROM cost_ledger
-  WHERE workspace_id = @workspace_id AND created_at >= @from AND created_at < @to ${agentCondition}
-  GROUP BY bucket ORDER BY bucket`;
-
-/**
- * Runs that had started and overlap the range: finished inside or after it, or still running. Two
- * index seeks on (workspace_id, finished_at), since an OR of them would scan the workspace's runs.
- */
-export const RUN_SPANS_SQL = (agentCondition: string) => {
-  const spans = (ended: string) => `SELECT id, agent_id, status, started_at, finished_at FROM runs
-    WHERE workspace_id = @workspace_id AND ${ended} AND started_at < @to ${agentCondition}`;
-  return `SELECT * FROM (${spans('finished_at >= @from')} UNION ALL ${spans('finished_at IS NULL')}) AS spans
-    ORDER BY started_at, id LIMIT @limit`;
-};
-
-export class SqliteStats implements StatsRepo {
-  constructor(private readonly sql: Sql) {}
-
-  async wakeupOutcomes(scope: StatsScope, bucket: Bucket) {
-    const { agentCondition, params } = statsParams(scope, { size: BUCKET_MS[bucket] });
-    return this.sql.all<WakeupOutcomeCount>(WAKEUP_OUTCOMES_SQL(agentCondition), params);
-  }
-
-  async costs(scope: StatsScope, bucket: Bucket) {
-    const { agentCondition, params } = statsParams(scope, { size: BUCKET_MS[bucket] });
-    return this.sql.all<CostInBucket>(COSTS_SQL(agentCondition), params);
-  }
-
-  async runSpans(scope: StatsScope, limit: number) {
-    const { agentCondition, params } = statsParams(scope, { limit });
-    return this.sql.all<RunSpan>(RUN_SPANS_SQL(agentCondition), params);
-  }
+/** The shared statements (../sql/stats.ts) on this backend's connection. */
+export class SqliteStats extends StatsSql {
+  constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
