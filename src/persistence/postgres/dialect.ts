@@ -7,7 +7,7 @@ import { PgTable } from './table.js';
 export const POSTGRES_TEXT: SqlText = {
   inList: (column, values) => ({ sql: `${column} IN (SELECT jsonb_array_elements_text(?::jsonb))`, params: [values] }),
   cast: (param, type) => `${param}::${type}`,
-  lock: (mode) => (mode === 'update' ? ' FOR UPDATE' : ' FOR SHARE'),
+  lock: (mode) => ({ update: ' FOR UPDATE', share: ' FOR SHARE', 'update, skip locked': ' FOR UPDATE SKIP LOCKED' })[mode],
   asInt: (expr) => `(${expr})::int`,
   jsonElements: (param) => `SELECT jsonb_array_elements_text(${param}::jsonb)`,
   jsonRows: (fields, from, orderBy) => `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(fields)}) ORDER BY ${orderBy}), '[]'::json) ${from})`,
@@ -16,5 +16,11 @@ export const POSTGRES_TEXT: SqlText = {
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */
 export function postgresDialect(sql: PgSql): Dialect {
-  return { ...POSTGRES_TEXT, sql, table: <T extends object>(spec: TableSpec<T>) => new PgTable(sql, spec) };
+  return {
+    ...POSTGRES_TEXT, sql,
+    table: <T extends object>(spec: TableSpec<T>) => new PgTable(sql, spec),
+    writeThen: async (write, follow, params) => (await sql.get(
+      `WITH written AS (${write} RETURNING 1), followed AS (${follow} AND EXISTS (SELECT 1 FROM written) RETURNING 1)
+       SELECT 1 AS written FROM written LIMIT 1`, params)) !== undefined,
+  };
 }

@@ -46,6 +46,12 @@ export interface RowTable<T extends object> {
 export interface Dialect extends SqlText {
   readonly sql: SqlRunner;
   table<T extends object>(spec: TableSpec<T>): RowTable<T>;
+  /**
+   * Runs `write` and, when it changed a row, `follow` (an UPDATE ending in its WHERE clause), as one
+   * unit; whether `write` changed a row. One statement on PostgreSQL (a data-modifying WITH); two
+   * back to back on SQLite, whose synchronous connection lets nothing in between.
+   */
+  writeThen(write: string, follow: string, params: Record<string, unknown>): MaybePromise<boolean>;
 }
 
 /** The statement text where the two differ (no connection needed). */
@@ -57,8 +63,11 @@ export interface SqlText {
   inList(column: string, values: readonly unknown[]): { sql: string; params: unknown[] };
   /** A parameter with its type, where PostgreSQL cannot infer it (compared with NULL, say); SQLite takes it as it is. */
   cast(param: string, type: 'text' | 'bigint' | 'jsonb'): string;
-  /** The row lock a subquery takes on PostgreSQL (` FOR UPDATE`, ` FOR SHARE`); none on SQLite, whose writer holds the database. */
-  lock(mode: 'update' | 'share'): string;
+  /**
+   * The row lock a subquery takes on PostgreSQL (` FOR UPDATE`, ` FOR SHARE`, or ` FOR UPDATE SKIP LOCKED`
+   * to pass over rows another transaction holds); none on SQLite, whose writer holds the database.
+   */
+  lock(mode: 'update' | 'share' | 'update, skip locked'): string;
   /** A boolean expression as 0 or 1, as the columns store it. */
   asInt(expr: string): string;
   /** A query of the elements of a JSON array parameter, as text: for `x IN (...)`. */

@@ -17,5 +17,13 @@ export const SQLITE_TEXT: SqlText = {
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */
 export function sqliteDialect(sql: Sql): Dialect {
-  return { ...SQLITE_TEXT, sql, table: <T extends object>(spec: TableSpec<T>) => new Table(sql, spec) };
+  return {
+    ...SQLITE_TEXT, sql,
+    table: <T extends object>(spec: TableSpec<T>) => new Table(sql, spec),
+    writeThen: (write, follow, params) => {
+      if (sql.run(write, params).changes === 0) return false;
+      sql.run(follow, params);
+      return true;
+    },
+  };
 }
