@@ -123,8 +123,9 @@ export class ReplicaSignals {
   }
 
   /**
-   * Sends every entry this process adds to its live feed, and every domain event it commits, to the
-   * other replicas; returns how to stop.
+   * Sends every entry this process adds to its live feed, and the committed domain events another
+   * replica acts on (AGENT_CHANGES), to the other replicas; returns how to stop. Other events stay
+   * here: each relayed message is a share of a NOTIFY, and nobody would read them.
    */
   relayTo(channel: ReplicaChannel, committed: { observe(observer: (events: readonly DomainEvent[]) => void): () => void }): () => void {
     this.channel = channel;
@@ -132,7 +133,7 @@ export class ReplicaSignals {
       if (!relayed) channel.publish(item);
     });
     const stopEvents = committed.observe((events) => {
-      for (const event of events) channel.publish(relayedEvent(event));
+      for (const event of events) if (AGENT_CHANGES.has(event.type)) channel.publish(relayedEvent(event));
     });
     return () => {
       this.channel = null;

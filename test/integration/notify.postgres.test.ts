@@ -150,6 +150,29 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
     await waitFor(() => envelopes.find((envelope) => envelope.replica === 'replica-a' && envelope.messages.length > 0), 'replica-a relaying to replica-b');
   });
 
+  it('a replica relays its live feed, and of its domain events only those another replica acts on (agent changes)', async () => {
+    const { a, b, sql } = await twoReplicas();
+    const envelopes: { replica: string; messages: { kind: string; type?: string }[] }[] = [];
+    sql.on('notification', (notification) => { envelopes.push(JSON.parse(notification.payload!)); });
+    await sql.query('LISTEN office_relay');
+    const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agentId = await createAgent(a, workspace.body.id, 'Worker');
+    const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: `Burst ${i}`, assignee_agent_instance_id: agentId })));
+    for (const task of tasks) await succeededRun(a, agentId, task.body.id);
+    expect((await b.api('PATCH', `/api/office/agents/${agentId}`, { cooldown_sec: 1 })).status).toBe(200);
+    await waitFor(() => envelopes.some((envelope) => envelope.replica === 'replica-b'
+      && envelope.messages.some((message) => message.kind === 'event' && message.type === 'agent.updated')), 'the agent change relayed');
+
+    const fromA = envelopes.filter((envelope) => envelope.replica === 'replica-a' && envelope.messages.length > 0);
+    const messages = fromA.flatMap((envelope) => envelope.messages);
+    // 20 tasks, each queued, claimed, run and ended, with the actor's view at each step: all of it relayed, in batches.
+    expect(messages.filter((message) => message.kind === 'run').length).toBeGreaterThanOrEqual(40);
+    expect(fromA.length).toBeLessThan(messages.length);
+    const relayedEvents = envelopes.flatMap((envelope) => envelope.messages).filter((message) => message.kind === 'event');
+    expect(relayedEvents.map((message) => message.type)).toEqual(['agent.updated']);
+  });
+
   it('the event stream of one replica shows a wakeup and a run written through the other', async () => {
     const { a, b } = await twoReplicas();
     const workspace = await b.api('POST', '/api/office/workspaces', { name: 'Acme' });

@@ -28,6 +28,11 @@ export const OUTBOX_CHANNEL = 'office_outbox';
 
 /** NOTIFY refuses payloads of 8000 bytes or more: relayed messages are sent in batches below this. */
 export const MAX_RELAY_BYTES = 7_000;
+/**
+ * A busy replica's relays go out at most this often: each NOTIFY is a commit of its own, and one per
+ * event-loop turn cost more commits than the wakeups themselves. A live feed can wait this long.
+ */
+export const RELAY_PACE_MS = 20;
 /** How long the listener waits before each attempt to open its connection again, the last repeated. */
 const RECONNECT_STEPS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
@@ -85,6 +90,8 @@ export class PgSignals {
   private closed = false;
   /** The other replicas heard on the relay channel: while there is none, nothing is relayed. */
   private readonly peers = new Set<string>();
+  /** When the last batch went out (real time; see RELAY_PACE_MS). */
+  private lastFlushAt = 0;
 
   constructor(private readonly options: PgSignalsOptions) {}
 
@@ -100,9 +107,13 @@ export class PgSignals {
     this.outgoing.push(message);
     if (!this.flushing) {
       this.flushing = true;
-      setImmediate(() => {
+      // Pacing of a connection, not the scheduler's time: the real clock, whatever clock the scheduler was given.
+      const wait = Math.max(0, this.lastFlushAt + RELAY_PACE_MS - Date.now());
+      const send = () => {
         this.sending = this.sending.then(() => this.flush());
-      });
+      };
+      if (wait === 0) setImmediate(send);
+      else setTimeout(send, wait).unref();
     }
   }
 
@@ -209,6 +220,7 @@ export class PgSignals {
   private async flush(): Promise<void> {
     const messages = this.outgoing.splice(0);
     this.flushing = false;
+    this.lastFlushAt = Date.now();
     const client = this.client;
     if (!client) return;
     for (const payload of envelopes(this.options.replica, messages, (message) =>
