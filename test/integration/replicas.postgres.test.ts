@@ -79,6 +79,19 @@ async function untilQuiet(replica: Replica): Promise<void> {
   }, 'the replica to stop running statements');
 }
 
+/**
+ * Two live replicas once their heartbeats have spread the agents: the one holding `agentId`
+ * (rendezvous hashing) and the other, which sees the lease as the holder's.
+ */
+async function holderAndOther(r1: Replica, r2: Replica, agentId: string): Promise<{ owner: Replica; elsewhere: Replica }> {
+  for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
+  for (const r of [r1, r2]) await beat(r);
+  const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agentId, ['r1', 'r2']))!;
+  const elsewhere = owner === r1 ? r2 : r1;
+  expect(await holderOf(elsewhere, agentId)).toBe(owner.id);
+  return { owner, elsewhere };
+}
+
 async function seedWorkspace(replica: Replica): Promise<string> {
   return (await replica.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
 }
@@ -396,11 +409,7 @@ describe('replicas on one PostgreSQL', () => {
     const r2 = await startReplica('r2', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
     const agent = await createAgent(r1, ws);
-    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
-    for (const r of [r1, r2]) await beat(r);
-    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agent, ['r1', 'r2']))!;
-    const other = owner === r1 ? r2 : r1;
-    expect(await holderOf(other, agent)).toBe(owner.id);
+    const { owner, elsewhere: other } = await holderAndOther(r1, r2, agent);
 
     const routine = await other.api('POST', '/api/office/routines', {
       workspace_id: ws, name: 'Every minute', assignee_agent_instance_id: agent, concurrency_policy: 'always_enqueue',
@@ -423,11 +432,7 @@ describe('replicas on one PostgreSQL', () => {
     const ws = await seedWorkspace(r1);
     const failing = await createAgent(r1, ws, { executor: { kind: 'function', name: 'boom' } });
     const other = await createAgent(r1, ws);
-    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
-    for (const r of [r1, r2]) await beat(r);
-    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(failing, ['r1', 'r2']))!;
-    const elsewhere = owner === r1 ? r2 : r1;
-    expect(await holderOf(elsewhere, failing)).toBe(owner.id);
+    const { owner, elsewhere } = await holderAndOther(r1, r2, failing);
 
     const task = await elsewhere.api('POST', '/api/office/tasks', { workspace_id: ws, title: 'Fix it', assignee_agent_instance_id: failing });
     expect(task.body).toMatchObject({ title: 'Fix it' });
@@ -445,11 +450,7 @@ describe('replicas on one PostgreSQL', () => {
     const r2 = await startReplica('r2', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
     const agent = await createAgent(r1, ws);
-    for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
-    for (const r of [r1, r2]) await beat(r);
-    const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agent, ['r1', 'r2']))!;
-    const elsewhere = owner === r1 ? r2 : r1;
-    expect(await holderOf(elsewhere, agent)).toBe(owner.id);
+    const { owner, elsewhere } = await holderAndOther(r1, r2, agent);
 
     expect((await elsewhere.api('PATCH', `/api/office/agents/${agent}`, { status: 'paused' })).status).toBe(200);
     const task = await elsewhere.api('POST', '/api/office/tasks', { workspace_id: ws, title: 'While paused', assignee_agent_instance_id: agent });
