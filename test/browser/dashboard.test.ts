@@ -130,27 +130,30 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await wakeups.first().waitFor();
     // The fire from the previous test ends as a finished wakeup whose explain names its run.
     await page.locator('tr[data-status="finished"]', { hasText: 'Worker' }).getByText(/finished: run run_\w+ completed/).waitFor();
+    // The Worker's rows only: the coordinator's heartbeat routine fires on the wall clock, and may land mid-test.
+    const workerRows = (status: string) => page.locator(`tr[data-status="${status}"]`, { hasText: 'Worker' });
     const before = await wakeups.count();
+    const finishedBefore = await workerRows('finished').count();
 
     // A change made elsewhere arrives through the stream: a new wakeup row, then its run.
     await h.api('POST', `/api/office/routines/${routineId}/fire`, { variables: { topic: 'invoices' } });
     await expect.poll(() => wakeups.count(), { timeout: UI_TIMEOUT }).toBeGreaterThan(before);
-    await expect.poll(() => page.locator('tr[data-status="finished"]').count(), { timeout: UI_TIMEOUT }).toBe(before + 1);
+    await expect.poll(() => workerRows('finished').count(), { timeout: UI_TIMEOUT }).toBe(finishedBefore + 1);
     await shot('wakeups');
 
     await nav('Runs');
-    const runs = page.locator('table[aria-label="Runs"] tbody tr');
-    await expect.poll(() => page.locator('tr[data-status="succeeded"]').count(), { timeout: UI_TIMEOUT }).toBe(2);
+    const runs = page.locator('table[aria-label="Runs"] tbody tr', { hasText: 'Worker' });
+    await expect.poll(() => workerRows('succeeded').count(), { timeout: UI_TIMEOUT }).toBe(2);
     await h.api('POST', `/api/office/routines/${routineId}/fire`, { variables: { topic: 'refunds' } });
-    await page.locator('tr[data-status="running"]').waitFor();
-    await expect.poll(() => page.locator('tr[data-status="succeeded"]').count(), { timeout: UI_TIMEOUT }).toBe(3);
+    await workerRows('running').waitFor();
+    await expect.poll(() => workerRows('succeeded').count(), { timeout: UI_TIMEOUT }).toBe(3);
     expect(await runs.count()).toBe(3);
     await shot('runs');
     await stillTheSamePage();
   });
 
   it('opens the Prompt tab of a run', async () => {
-    await page.locator('tr[data-status="succeeded"]').last().getByRole('link').first().click();
+    await page.locator('tr[data-status="succeeded"]', { hasText: 'Worker' }).last().getByRole('link').first().click();
     await page.getByRole('tab', { name: 'Result' }).waitFor();
     await page.getByLabel('Result JSON').getByText('"summary"').waitFor();
     await page.getByRole('tab', { name: 'Prompt' }).click();
