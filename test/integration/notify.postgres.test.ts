@@ -16,6 +16,7 @@ import { signalsApplicationName } from '../../src/persistence/postgres/notify.js
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, fixtureAgent, request, waitFor } from '../helpers/harness.js';
 import { freshDatabase } from '../store/postgresFactory.js';
+import { readStream } from '../helpers/stream.js';
 
 interface Replica {
   scheduler: Scheduler;
@@ -75,25 +76,6 @@ async function succeededRun(through: Replica, agentId: string, taskId: string) {
     const runs = await through.api('GET', `/api/office/runs?agent_id=${agentId}`);
     return (runs.body as any[]).find((run) => run.task_id === taskId && run.status === 'succeeded');
   }, `a succeeded run of ${agentId} on ${taskId}`, 15_000);
-}
-
-/** Reads a replica's event stream until `until` matches what has arrived. */
-async function readStream(url: string, until: RegExp) {
-  const controller = new AbortController();
-  const response = await fetch(`${url}/api/office/stream`, { signal: controller.signal });
-  const reader = response.body!.getReader();
-  let text = '';
-  const deadline = Date.now() + 15_000;
-  try {
-    while (!until.test(text) && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-  } finally {
-    controller.abort();
-  }
-  return text;
 }
 
 describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
@@ -181,7 +163,7 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
     await waitFor(() => other.scheduler.feed.getSnapshot().context.agents[agentId], 'the holder\'s agent actor in the other replica\'s live feed');
 
     const ended = new RegExp(`event: run\ndata: [^\n]*"agent_id":"${agentId}","status":"ended"`);
-    const reading = readStream(other.url, ended);
+    const reading = readStream(`${other.url}/api/office/stream`, ended).then((read) => read.text);
     const woken = await holder.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'stream across replicas' });
     expect(woken.status).toBe(202);
     const text = await reading;

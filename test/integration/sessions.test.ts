@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config.js';
 import { hashSessionSecret, SESSION_COOKIE } from '../../src/domain/sessions.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, startHarness, type Harness } from '../helpers/harness.js';
+import { readStream } from '../helpers/stream.js';
 
 const TOKEN = 'sessions-test-token-7c2e';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
@@ -46,23 +47,6 @@ async function cookieOf(url: string): Promise<string> {
   expect(status).toBe(201);
   const cookie = parseSetCookie(setCookie);
   return `${cookie.name}=${cookie.value}`;
-}
-
-/** Reads the stream until `until` matches, then disconnects. */
-async function readStream(url: string, headers: Record<string, string>, until = /event: hello/) {
-  const controller = new AbortController();
-  const response = await fetch(`${url}/api/office/stream`, { headers, signal: controller.signal });
-  if (response.status !== 200) return { status: response.status, text: await response.text() };
-  const reader = response.body!.getReader();
-  let text = '';
-  const deadline = Date.now() + 10_000;
-  while (!until.test(text) && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  controller.abort();
-  return { status: response.status, text };
 }
 
 describe('signing in to the dashboard', () => {
@@ -111,9 +95,9 @@ describe('signing in to the dashboard', () => {
 
   it('the event stream accepts the session cookie, with no token in its URL', async () => {
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
-    expect((await readStream(h.url, {})).status).toBe(401);
+    expect((await readStream(`${h.url}/api/office/stream`, /event: hello/)).status).toBe(401);
     const cookie = await cookieOf(h.url);
-    const { status, text } = await readStream(h.url, { cookie });
+    const { status, text } = await readStream(`${h.url}/api/office/stream`, /event: hello/, { cookie });
     expect(status).toBe(200);
     expect(text).toMatch(/event: hello\n/);
   });
@@ -228,7 +212,7 @@ describe('?token= on the event stream, kept for one release', () => {
       logger: pino({ level: 'warn' }, sink),
     });
     const { url } = await scheduler.start();
-    expect((await readStream(url!, {})).status).toBe(401);
+    expect((await readStream(`${url!}/api/office/stream`, /event: hello/)).status).toBe(401);
     expect(lines.filter((line) => String(line.msg).includes('?token='))).toEqual([]);
     const controller = new AbortController();
     const response = await fetch(`${url}/api/office/stream?token=${TOKEN}`, { signal: controller.signal });

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { readStream } from '../helpers/stream.js';
 
 const TOKEN = 'stream-token';
 let h: Harness | undefined;
@@ -13,23 +14,6 @@ afterEach(async () => {
   await h?.stop();
   h = undefined;
 });
-
-/** Reads the stream until `until` matches what has arrived, then disconnects. */
-async function readStream(url: string, until: RegExp, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
-  if (response.status !== 200) return { status: response.status, text: await response.text() };
-  const reader = response.body!.getReader();
-  let text = '';
-  const deadline = Date.now() + 10_000;
-  while (!until.test(text) && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  controller.abort();
-  return { status: response.status, contentType: response.headers.get('content-type'), text };
-}
 
 describe('GET /api/office/stream', () => {
   it('sends hello, then wakeup, actor and run events as an agent works', async () => {
