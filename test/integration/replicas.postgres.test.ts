@@ -10,8 +10,9 @@ import { SimulatedClock } from 'xstate';
 import { rendezvousOwner } from '../../src/actors/replicas.js';
 import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { FAST_ENV, request, waitFor } from '../helpers/harness.js';
+import { createScheduler } from '../../src/scheduler.js';
+import { FAST_ENV, waitFor } from '../helpers/harness.js';
+import { startInProcessReplica, type InProcessReplica } from '../helpers/replicas.js';
 import { freshDatabase } from '../store/postgresFactory.js';
 import { wakeupRow } from '../store/rows.js';
 
@@ -19,13 +20,7 @@ const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const LEASE_SEC = 15;
 const LEASE_MS = LEASE_SEC * 1000;
 
-interface Replica {
-  id: string;
-  clock: SimulatedClock;
-  scheduler: Scheduler;
-  url: string;
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-}
+type Replica = InProcessReplica;
 
 let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
 const running: Replica[] = [];
@@ -38,12 +33,7 @@ afterEach(async () => {
 
 async function startReplica(id: string, functions = new Map<string, AgentFunction>(), at = T0): Promise<Replica> {
   database ??= await freshDatabase();
-  const clock = new SimulatedClock();
-  clock.set(at);
-  const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database.url, OFFICE_REPLICA_ID: id, OFFICE_LEASE_SEC: String(LEASE_SEC) });
-  const scheduler = await createScheduler({ config, clock, functions });
-  const { url } = await scheduler.start();
-  const replica: Replica = { id, clock, scheduler, url: url!, api: (method, path, body) => request(url!, method, path, body) };
+  const replica = await startInProcessReplica(database.url, id, { functions, at, env: { OFFICE_LEASE_SEC: String(LEASE_SEC) } });
   running.push(replica);
   return replica;
 }

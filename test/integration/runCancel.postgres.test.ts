@@ -6,21 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimulatedClock } from 'xstate';
-import { loadConfig } from '../../src/config.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { FAST_ENV, fixtureAgent, request, waitFor } from '../helpers/harness.js';
+import { fixtureAgent, waitFor } from '../helpers/harness.js';
 import { pidsWhere } from '../helpers/processes.js';
+import { startInProcessReplica, type InProcessReplica } from '../helpers/replicas.js';
 import { freshDatabase } from '../store/postgresFactory.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const GRACE_MS = 1_000;
 
-interface Replica {
-  id: string;
-  scheduler: Scheduler;
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-}
+type Replica = InProcessReplica;
 
 let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
 const running: Replica[] = [];
@@ -33,12 +27,7 @@ afterEach(async () => {
 
 async function startReplica(id: string): Promise<Replica> {
   database ??= await freshDatabase();
-  const clock = new SimulatedClock();
-  clock.set(T0);
-  const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database.url, OFFICE_REPLICA_ID: id, OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
-  const scheduler = await createScheduler({ config, clock });
-  const { url } = await scheduler.start();
-  const replica: Replica = { id, scheduler, api: (method, path, body) => request(url!, method, path, body) };
+  const replica = await startInProcessReplica(database.url, id, { at: T0, env: { OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) } });
   running.push(replica);
   return replica;
 }
