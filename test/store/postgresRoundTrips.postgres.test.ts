@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createStore } from '../../src/persistence/createStore.js';
 import type { Store } from '../../src/persistence/store.js';
 import { freshDatabase } from './postgresFactory.js';
-import { seedAgent } from './rows.js';
+import { seedAgent, wakeupRow } from './rows.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -79,4 +79,27 @@ it('a unit of work sends its BEGIN with its first statement: n statements cost n
   before = sends();
   await store.transaction(async () => undefined);
   expect(sends() - before).toBe(0);
+});
+
+it('statements a unit asks for in one tick leave in one write: two at once cost one round trip, not two', async () => {
+  const { store, sends } = await storeBehindRelay();
+  const { agent } = await store.transaction((tx) => seedAgent(tx, 1_000));
+
+  const before = sends();
+  const [first, second] = await store.read((tx) => Promise.all([tx.agents.get(agent.id), tx.workspaces.get(agent.workspace_id)]));
+  expect(first?.id).toBe(agent.id);
+  expect(second?.id).toBe(agent.workspace_id);
+  // BEGIN and both statements in one write; COMMIT in another.
+  expect(sends() - before).toBe(2);
+});
+
+it('an enqueue that may fold takes the agent\'s fold lock in the same round trip as its statement', async () => {
+  const { store, sends } = await storeBehindRelay();
+  const { agent } = await store.transaction((tx) => seedAgent(tx, 1_000));
+
+  const before = sends();
+  const result = await store.transaction((tx) => tx.wakeups.enqueueOrFold(wakeupRow(agent, 2_000), { windowSince: 0, anyTask: true }, 0));
+  expect(result.kind).toBe('queued');
+  // BEGIN, the lock and the enqueue in one write; COMMIT in another.
+  expect(sends() - before).toBe(2);
 });

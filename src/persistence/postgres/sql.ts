@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 
 type Params = Record<string, unknown> | unknown[] | undefined;
@@ -55,9 +56,15 @@ export function toPositional(sql: string): Positional {
  * statements with SQLite-style parameters, values encoded as SQLite stores them (booleans 0/1,
  * objects as JSON text), and every statement counted. Each statement is prepared once per
  * connection (a named statement), so a hot statement is parsed and planned once.
+ *
+ * On a pipelined connection (the pool's) a statement is written at once, without waiting for the
+ * answers to those before it, and the statements asked for in one tick leave in one socket write:
+ * a unit's BEGIN travels with its first statement, and a statement whose answer nobody waits for
+ * (a lock taken before the statement that needs it) with the next one. PostgreSQL runs them in
+ * order all the same. A write costs a system call, which under load is much of a wakeup's CPU.
  */
 export class PgSql {
-  /** The statement in flight: the next waits for it (a unit of work may ask for several at once). */
+  /** The statement in flight on a connection that does not pipeline: the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
   /**
    * The first statement error on this connection. PostgreSQL aborts the whole transaction on it,
@@ -65,12 +72,15 @@ export class PgSql {
    * COMMIT silently rolls back): the unit must end on this error, not on whatever surfaced last.
    */
   firstError: unknown = null;
-  /** A BEGIN not sent yet: it goes out with the unit's first statement, in the same round trip. */
+  /** A BEGIN not sent yet: it goes out with the unit's first statement, in the same write. */
   private pendingBegin: string | null = null;
+  /** Whether this tick's statements are being held for one write. */
+  private corked = false;
 
   constructor(
     private readonly client: pg.ClientBase,
     private readonly counter: { statements: number },
+    private readonly pipelined = false,
   ) {}
 
   async run(sql: string, params?: Params): Promise<{ changes: number }> {
@@ -92,13 +102,14 @@ export class PgSql {
   }
 
   /**
-   * Opens a transaction with `statement` (a BEGIN), sent together with the first statement that
-   * follows: the pool's connections pipeline (pg's `pipeline` mode), so the two cost one round
-   * trip. A unit that runs no statement sends neither, nor its COMMIT (`end`).
+   * Opens a transaction with `statement` (a BEGIN), sent with the first statement that follows, in
+   * one write. A unit that runs no statement sends neither, nor its COMMIT (`end`). Starts a new
+   * unit on this connection: the last unit's error is forgotten.
    */
   begin(statement: string): void {
     this.counter.statements++;
     this.pendingBegin = statement;
+    this.firstError = null;
   }
 
   /** COMMIT or ROLLBACK; nothing is sent when the transaction never began on the server. */
@@ -133,17 +144,30 @@ export class PgSql {
   }
 
   /**
-   * One statement at a time on the connection, in the order asked: a unit of work that starts
-   * several repository calls at once (Promise.all) gets them run one after another, as on SQLite,
-   * instead of relying on the driver's deprecated queueing of concurrent queries.
+   * Sends `run`'s statement: at once on a pipelined connection (held for the tick's one write),
+   * else after the statement before it has answered, in the order asked, instead of relying on the
+   * driver's deprecated queueing of concurrent queries.
    */
   private inTurn<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(run, run).catch((error: unknown) => {
+    const sent = this.pipelined ? (this.corkForThisTick(), run()) : this.tail.then(run, run);
+    const result = sent.catch((error: unknown) => {
       this.firstError ??= error;
       throw error;
     });
-    this.tail = result.catch(() => undefined);
+    if (!this.pipelined) this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /** Holds the socket's writes until the end of this tick, so that what the unit asked for in it leaves in one write. */
+  private corkForThisTick(): void {
+    if (this.corked) return;
+    const stream = (this.client as unknown as { connection: { stream: Writable } }).connection.stream;
+    this.corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      stream.uncork();
+    });
   }
 }
 

@@ -96,6 +96,7 @@ export class PostgresStore implements Store {
   private autocommitClient: Promise<pg.Client> | null = null;
   private autocommitTail: Promise<unknown> = Promise.resolve();
   private autocommitConnected: pg.Client | null = null;
+  private readonly sessions = new WeakMap<pg.PoolClient, { sql: PgSql; repos: Repos }>();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
@@ -254,11 +255,10 @@ export class PostgresStore implements Store {
       }
       const events: DomainEvent[] = [];
       const callbacks: (() => void)[] = [];
-      const sql = new PgSql(client, this.counter);
+      const { sql, repos } = this.sessionOf(client);
       let value: T;
       try {
         sql.begin(kind === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const repos = this.reposOn(sql);
         const tx = kind === 'write' ? this.writableTx(repos, events, callbacks) : readOnlyTx(repos);
         value = await work(tx);
         if (kind === 'write') await this.settleEvents(tx, repos.outbox, events);
@@ -312,6 +312,20 @@ export class PostgresStore implements Store {
       settled = events.length;
       if (withinTransaction) for (const event of batch) await withinTransaction(tx, event);
     }
+  }
+
+  /**
+   * The statement door and repositories of a pooled connection, made once per connection: a unit
+   * reuses them rather than building twenty repositories and their statement texts each time.
+   */
+  private sessionOf(client: pg.PoolClient): { sql: PgSql; repos: Repos } {
+    let session = this.sessions.get(client);
+    if (!session) {
+      const sql = new PgSql(client, this.counter, true);
+      session = { sql, repos: this.reposOn(sql) };
+      this.sessions.set(client, session);
+    }
+    return session;
   }
 
   private reposOn(sql: PgSql): Repos {

@@ -124,8 +124,11 @@ export class PgWakeups implements WakeupRepo {
   }
 
   async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
-    if (fold !== null) await this.sql.get(LOCK_AGENT_FOLDS, { agent: wakeup.agent_id });
-    const stored = await this.insertOrFoldRow(wakeup, fold);
+    // The lock leaves in the same write as the statement that needs it: nothing waits for its answer.
+    const [, stored] = await Promise.all([
+      fold === null ? null : this.sql.get(LOCK_AGENT_FOLDS, { agent: wakeup.agent_id }),
+      this.insertOrFoldRow(wakeup, fold),
+    ]);
     if (stored) return stored.status === 'queued' ? { kind: 'queued', wakeup: stored } : this.completeFold(stored, wakeup);
     const existing = wakeup.idempotency_key === null ? undefined : await this.findByKey(wakeup.idempotency_key);
     if (!existing) return { kind: 'agent_gone' };
