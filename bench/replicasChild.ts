@@ -5,7 +5,8 @@
  * `noop` returns at once, `hold` runs until its session is aborted.
  *
  * It talks to the bench over IPC: it sends `{ type: 'ready', url }` once listening and
- * `{ type: 'started', count }` (executor starts so far) every STARTED_EVERY_MS while the count moves;
+ * `{ type: 'started', count, statements, transactions }` (executor starts so far, and the store's
+ * statements and write transactions, its NOTIFYs and heartbeats included) every STARTED_EVERY_MS while they move;
  * on `{ type: 'assign', … }` it makes those task assignments itself, through the same service call
  * its HTTP route makes, and answers `{ type: 'assigned' }`.
  */
@@ -14,7 +15,7 @@ import type { AgentFunction } from '../src/executors/types.js';
 import { createScheduler } from '../src/scheduler.js';
 
 export type ToReplica = { type: 'assign'; workspaceId: string; agentIds: string[]; from: number; count: number };
-export type FromReplica = { type: 'ready'; url: string } | { type: 'started'; count: number } | { type: 'assigned' };
+export type FromReplica = { type: 'ready'; url: string } | { type: 'started'; count: number; statements: number; transactions: number } | { type: 'assigned' };
 
 const STARTED_EVERY_MS = 10;
 
@@ -33,11 +34,12 @@ const send = (message: FromReplica) => process.send!(message);
 const scheduler = await createScheduler({ config: loadConfig(), functions: new Map([['noop', noop], ['hold', hold]]) });
 const { url } = await scheduler.start();
 
-let reported = 0;
+let reported = '';
 setInterval(() => {
-  if (started === reported) return;
-  reported = started;
-  send({ type: 'started', count: started });
+  const counts = { count: started, statements: scheduler.store.statementsExecuted(), transactions: scheduler.store.transactionsExecuted() };
+  if (JSON.stringify(counts) === reported) return;
+  reported = JSON.stringify(counts);
+  send({ type: 'started', ...counts });
 }, STARTED_EVERY_MS).unref();
 
 process.on('message', async (message: ToReplica) => {
