@@ -292,6 +292,18 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(results.map((r) => r.kind)).toEqual(['queued', 'queued', 'queued', 'folded', 'queued']);
       });
 
+      it('enqueue-or-fold: a request bound to its task folds into the oldest queued wakeup of that task, past an older one on another task', async () => {
+        const { agent } = await seed();
+        const [taskA, taskB] = [taskRow(agent.workspace_id, now), taskRow(agent.workspace_id, now)];
+        await write(async (tx) => { await tx.tasks.insert(taskA); await tx.tasks.insert(taskB); });
+        const rule = { windowSince: now - 5_000, anyTask: false };
+        const onB = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now, { task_id: taskB.id }), rule, 0));
+        const onA = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 1, { task_id: taskA.id }), rule, 0));
+        const againOnA = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 2, { task_id: taskA.id }), rule, 0));
+        expect([onB.kind, onA.kind]).toEqual(['queued', 'queued']);
+        expect(againOnA).toMatchObject({ kind: 'folded', via: 'window', into: { id: (onA as { wakeup: Wakeup }).wakeup.id, coalesced_count: 2 } });
+      });
+
       it('enqueue-or-fold: with no window target, a request folds into a run of the same task that has not started', async () => {
         const { agent } = await seed();
         const task = taskRow(agent.workspace_id, now);

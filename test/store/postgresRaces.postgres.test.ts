@@ -4,12 +4,13 @@
  * server that cannot be reached.
  */
 import { createServer } from 'node:net';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, expect, inject, it } from 'vitest';
 import { createStore } from '../../src/persistence/createStore.js';
 import { isStorageUnavailable } from '../../src/persistence/storageUnavailable.js';
 import type { StoreUnderTest } from './factory.js';
 import { postgresStoreFactory } from './postgresFactory.js';
-import { runRow, seedAgent, wakeupRow } from './rows.js';
+import { runRow, seedAgent, taskRow, wakeupRow } from './rows.js';
 
 let s: StoreUnderTest;
 beforeEach(async () => { s = await postgresStoreFactory(); });
@@ -38,6 +39,61 @@ it('runs of one agent that end at the same moment leave it idle: each end sees t
     expect(await s.store.read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 5 });
   }
 });
+
+it('an enqueue on one of an agent\'s tasks does not wait for an uncommitted enqueue on another; one that may fold whatever the task waits, then folds', async () => {
+  const now = s.clock.now;
+  const { agent } = await s.store.transaction((tx) => seedAgent(tx, now));
+  const [taskA, taskB] = [taskRow(agent.workspace_id, now), taskRow(agent.workspace_id, now)];
+  await s.store.transaction(async (tx) => { await tx.tasks.insert(taskA); await tx.tasks.insert(taskB); });
+  const rule = { windowSince: now - 5_000, anyTask: false };
+  // As the wakeup service hands a request over: its own wake in its context.
+  const request = (at: number, taskId: string) => {
+    const row = wakeupRow(agent, at, { task_id: taskId });
+    return { ...row, context_snapshot: { wakes: [{ wakeup_id: row.id }] } };
+  };
+  let commitA!: () => void;
+  const gate = new Promise<void>((resolve) => (commitA = resolve));
+  let enqueuedA!: (id: string) => void;
+  const onA = new Promise<string>((resolve) => (enqueuedA = resolve));
+  const holdingA = s.store.transaction(async (tx) => {
+    const result = await tx.wakeups.enqueueOrFold(request(now, taskA.id), rule, 0);
+    enqueuedA((result as { wakeup: { id: string } }).wakeup.id);
+    await gate;
+  });
+  const wakeupA = await onA;
+
+  try {
+    const onB = s.store.transaction((tx) => tx.wakeups.enqueueOrFold(request(now + 1, taskB.id), rule, 0));
+    expect(await Promise.race([onB, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))])).toMatchObject({ kind: 'queued' });
+
+    const anyTask = s.store.transaction((tx) => tx.wakeups.enqueueOrFold(request(now + 2, taskB.id), { ...rule, anyTask: true }, 0));
+    await until(async () => (await advisoryLocksWaiting()) === 1);
+    commitA();
+    await holdingA;
+    expect(await anyTask).toMatchObject({ kind: 'folded', into: { id: wakeupA, coalesced_count: 2 } });
+  } finally {
+    commitA();
+  }
+});
+
+/** Advisory locks some backend waits for, on the whole server (the PostgreSQL test files run one at a time). */
+async function advisoryLocksWaiting(): Promise<number> {
+  const client = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await check());) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 it('a server that cannot be reached fails units with StorageUnavailableError and marks the store unwritable', async () => {
   const port = await closedPort();

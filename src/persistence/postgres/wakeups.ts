@@ -75,12 +75,12 @@ const ENQUEUE_OR_FOLD_SQL = `WITH agent AS (SELECT workspace_id FROM agent_insta
   window_target AS (
     SELECT id, task_id, NULL::text AS run_id FROM agent_wakeup_requests
     WHERE @fold = 1 AND @window_since::bigint IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
-      AND requested_at >= @window_since::bigint AND retry_count = 0
+      AND requested_at >= @window_since::bigint AND retry_count = 0 AND (@any_task = 1 OR task_id IS NOT DISTINCT FROM @task_id::text)
     ORDER BY requested_at, id LIMIT 1 FOR UPDATE),
   run_target AS (${UNSTARTED_RUN_SQL}),
   target AS (
     SELECT id, run_id FROM (
-      SELECT id, run_id, 0 AS rank FROM window_target WHERE @any_task = 1 OR task_id IS NOT DISTINCT FROM @task_id::text
+      SELECT id, run_id, 0 AS rank FROM window_target
       UNION ALL
       SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold = 1 AND task_id IS NOT DISTINCT FROM @task_id::text) c
     ORDER BY rank LIMIT 1)
@@ -99,8 +99,23 @@ const FOLD_INTO_SQL = `WITH t AS (SELECT id FROM agent_wakeup_requests
  * rows committed when it starts, so two requests deciding at once would each find no window target
  * and both queue. This lock (until commit) comes in its own statement before the decision, whose
  * snapshot then holds every earlier decision for the agent.
+ *
+ * A request bound to its task (not `anyTask`) can fold only into work on that task, and a request
+ * made later is never the oldest in the window, so it need not wait for requests on the agent's
+ * other tasks: it holds the agent's key shared and its (agent, task) key alone. A request that may
+ * fold whatever the task holds the agent's key alone, and so waits for all of them. Keys are always
+ * taken agent first, so no two requests wait for each other.
  */
-const LOCK_AGENT_FOLDS = "SELECT pg_advisory_xact_lock(hashtextextended('office.fold:' || @agent, 0))";
+const FOLD_KEY = (suffix: string) => `hashtextextended('office.fold:' || @agent${suffix}, 0)`;
+const LOCK_AGENT_FOLDS = `SELECT pg_advisory_xact_lock(${FOLD_KEY('')})`;
+const LOCK_TASK_FOLDS = `SELECT pg_advisory_xact_lock_shared(${FOLD_KEY('')}), pg_advisory_xact_lock(${FOLD_KEY(" || ':' || @task")})`;
+
+/** The fold lock `wakeup` takes before its decision under `fold` (FOLD_KEY), as a statement and its parameters. */
+function foldLock(wakeup: Wakeup, fold: FoldRule): [string, Record<string, unknown>] {
+  return fold.anyTask || wakeup.task_id === null
+    ? [LOCK_AGENT_FOLDS, { agent: wakeup.agent_id }]
+    : [LOCK_TASK_FOLDS, { agent: wakeup.agent_id, task: wakeup.task_id }];
+}
 
 /** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other. */
 const APPEND_WAKE = `(CASE WHEN jsonb_typeof(context_snapshot::jsonb -> 'wakes') = 'array'
@@ -126,7 +141,7 @@ export class PgWakeups implements WakeupRepo {
   async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
     // The lock leaves in the same write as the statement that needs it: nothing waits for its answer.
     const [, stored] = await Promise.all([
-      fold === null ? null : this.sql.get(LOCK_AGENT_FOLDS, { agent: wakeup.agent_id }),
+      fold === null ? null : this.sql.get(...foldLock(wakeup, fold)),
       this.insertOrFoldRow(wakeup, fold),
     ]);
     if (stored) return stored.status === 'queued' ? { kind: 'queued', wakeup: stored } : this.completeFold(stored, wakeup);

@@ -59,20 +59,20 @@ const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, rout
 
 /**
  * The one statement of the common path. The target is the oldest queued wakeup of the agent and
- * source inside the window (if its task scope admits the request), else the agent's run of the
- * same task that has not started; with neither, the row is queued. No row: the agent is gone or
+ * source inside the window that the request may join (on its task, unless any task will do), else
+ * the agent's run of the same task that has not started; with neither, the row is queued. No row: the agent is gone or
  * the key is taken.
  */
 const ENQUEUE_OR_FOLD_SQL = `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
   window_target AS (
     SELECT id, task_id, NULL AS run_id, 0 AS rank FROM agent_wakeup_requests
     WHERE @fold AND @window_since IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
-      AND requested_at >= @window_since AND retry_count = 0
+      AND requested_at >= @window_since AND retry_count = 0 AND (@any_task OR task_id IS @task_id)
     ORDER BY requested_at, id LIMIT 1),
   run_target AS (${UNSTARTED_RUN_SQL}),
   target AS (
     SELECT id, run_id FROM (
-      SELECT id, run_id, rank FROM window_target WHERE @any_task OR task_id IS @task_id
+      SELECT id, run_id, rank FROM window_target
       UNION ALL
       SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold AND task_id IS @task_id)
     ORDER BY rank LIMIT 1)
