@@ -12,6 +12,7 @@ export const POSTGRES_TEXT: SqlText = {
   jsonElements: (param) => `SELECT jsonb_array_elements_text(${param}::jsonb)`,
   jsonRows: (fields, from, orderBy) => `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(fields)}) ORDER BY ${orderBy}), '[]'::json) ${from})`,
   parsed: <T>(value: unknown) => value as T,
+  lockOrder: (orderBy) => ` ORDER BY ${orderBy}`,
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */

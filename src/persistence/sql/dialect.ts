@@ -76,6 +76,11 @@ export interface SqlText {
   jsonRows(fields: Record<string, string>, from: string, orderBy: string): string;
   /** A JSON value a statement returned, parsed (PostgreSQL's driver parses json already; SQLite returns text). */
   parsed<T>(value: unknown): T;
+  /**
+   * ` ORDER BY orderBy` on the rows an INSERT … SELECT upserts on PostgreSQL, so that concurrent
+   * statements lock existing rows in one order and cannot deadlock; nothing on SQLite, whose writer holds the database.
+   */
+  lockOrder(orderBy: string): string;
 }
 
 /** `'name', column` pairs for json_object / json_build_object. */

@@ -13,6 +13,7 @@ export const SQLITE_TEXT: SqlText = {
   jsonRows: (fields, from, orderBy) => `(SELECT json_group_array(json_object(${jsonPairs(fields)})) FROM (
     SELECT ${Object.values(fields).join(', ')} ${from} ORDER BY ${orderBy}))`,
   parsed: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+  lockOrder: () => '',
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */
