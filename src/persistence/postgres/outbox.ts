@@ -1,5 +1,5 @@
-import type { DomainEvent } from '../../domain/events.js';
-import type { OutboxRepo, OutboxTake } from '../store.js';
+import { OutboxSql, type OutboxRow } from '../sql/outbox.js';
+import { postgresDialect } from './dialect.js';
 import { OUTBOX_CHANNEL } from './notify.js';
 import type { PgSql } from './sql.js';
 
@@ -13,8 +13,9 @@ export interface PendingEvent {
 /** Any fixed key, apart from the migrations' (migrate.ts). */
 const OUTBOX_ORDER_LOCK_KEY = 7_700_002;
 
-export class PgOutbox implements OutboxRepo {
-  constructor(private readonly sql: PgSql) {}
+/** The shared statements (../sql/outbox.ts) on this backend's connection, and its writes. */
+export class PgOutbox extends OutboxSql {
+  constructor(private readonly sql: PgSql) { super(postgresDialect(sql)); }
 
   /**
    * Writes the rows of events emitted in this transaction, in one statement, claimed by their writer
@@ -42,22 +43,9 @@ export class PgOutbox implements OutboxRepo {
     return rows.map((row) => row.id).sort((a, b) => a - b);
   }
 
-  async take(owner: string, batch: OutboxTake) {
-    // SKIP LOCKED: a batch another owner is taking right now is left to it, not waited for.
-    const rows = await this.sql.all<{ id: number; type: string; payload: string; created_at: number }>(
-      signalledIfAny(batch.claimUntil, `UPDATE event_outbox SET claimed_by = @owner, claimed_until = @until
-       WHERE id IN (
-         SELECT id FROM event_outbox
-         WHERE parked_at IS NULL
-           AND (claimed_by IS NULL OR claimed_until <= @now OR (@takeOver = 1 AND claimed_by <> @owner))
-         ORDER BY id LIMIT @limit FOR UPDATE SKIP LOCKED)
-       RETURNING id, type, payload, created_at`),
-      { owner, until: batch.claimUntil, now: batch.now, takeOver: batch.takeOver, limit: batch.limit,
-        signal: claimSignal(owner, batch.claimUntil) });
-    // RETURNING gives no order: the batch is delivered oldest first.
-    return rows.sort((a, b) => a.id - b.id).map((row) => ({
-      id: row.id, type: row.type, payload: JSON.parse(row.payload), at: row.created_at,
-    }) as DomainEvent);
+  /** A claim with an expiry also tells the other replicas, in the same statement (signalledIfAny). */
+  protected override claim(update: string, params: { owner: string; until: number | null } & Record<string, unknown>) {
+    return this.sql.all<OutboxRow>(signalledIfAny(params.until, update), { ...params, signal: claimSignal(params.owner, params.until) });
   }
 
   async renew(owner: string, ids: readonly number[], until: number) {
@@ -67,17 +55,9 @@ export class PgOutbox implements OutboxRepo {
        RETURNING id`), { owner, until, ids, signal: claimSignal(owner, until) });
   }
 
-  async nextClaimExpiry() {
-    return (await this.sql.get<{ at: number | null }>('SELECT min(claimed_until) AS at FROM event_outbox WHERE parked_at IS NULL'))?.at ?? null;
-  }
-
   async remove(ids: number[]) {
     if (ids.length === 0) return;
     await this.sql.run('DELETE FROM event_outbox WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint)', [ids]);
-  }
-
-  async park(id: number, error: string, at: number) {
-    await this.sql.run('UPDATE event_outbox SET parked_at = ?, parked_error = ? WHERE id = ?', [at, error, id]);
   }
 }
 
