@@ -13,6 +13,7 @@ export const POSTGRES_TEXT: SqlText = {
   jsonRows: (fields, from, orderBy) => `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(fields)}) ORDER BY ${orderBy}), '[]'::json) ${from})`,
   parsed: <T>(value: unknown) => value as T,
   lockOrder: (orderBy) => ` ORDER BY ${orderBy}`,
+  jsonValues: (column, from, orderBy) => `(SELECT COALESCE(json_agg(${column} ORDER BY ${orderBy}), '[]'::json) ${from})`,
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */

@@ -81,6 +81,8 @@ export interface SqlText {
    * statements lock existing rows in one order and cannot deadlock; nothing on SQLite, whose writer holds the database.
    */
   lockOrder(orderBy: string): string;
+  /** A scalar subquery: `column` of the rows of `from` (FROM ... WHERE ...) in `orderBy`, as a JSON array (json_group_array over an ordered subquery on SQLite, json_agg ... ORDER BY on PostgreSQL). */
+  jsonValues(column: string, from: string, orderBy: string): string;
 }
 
 /** `'name', column` pairs for json_object / json_build_object. */

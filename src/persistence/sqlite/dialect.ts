@@ -14,6 +14,7 @@ export const SQLITE_TEXT: SqlText = {
     SELECT ${Object.values(fields).join(', ')} ${from} ORDER BY ${orderBy}))`,
   parsed: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
   lockOrder: () => '',
+  jsonValues: (column, from, orderBy) => `(SELECT json_group_array(${column}) FROM (SELECT ${column} ${from} ORDER BY ${orderBy}))`,
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */

@@ -1,0 +1,188 @@
+/** Tasks (with their blockers and reviewers), comments and approvals: the statements both backends run (sqlite/tasks.ts, postgres/tasks.ts). */
+import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
+import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
+import { clampLimit } from '../sqlite/table.js';
+import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
+import type { Dialect, RowTable, SqlRunner } from './dialect.js';
+import { checkoutWaiters } from './runs.js';
+
+const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
+const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
+
+/** The tables of a task's links (its blockers, its reviewers). */
+export type LinkTable = 'task_blockers' | 'task_reviewers';
+
+export class TasksSql implements TaskRepo {
+  private readonly table: RowTable<TaskRow>;
+  protected readonly sql: SqlRunner;
+  /** A task's workspace exists, and its assignee (live), project and parent belong to it. */
+  private readonly referencesHold: string;
+  /** The rows of tasks `t` with both their links beside them, as JSON arrays (read with `linked`). */
+  private readonly withLinks: string;
+
+  constructor(private readonly dialect: Dialect) {
+    this.sql = dialect.sql;
+    this.table = dialect.table(TASKS);
+    const unset = (param: string) => `${dialect.cast(param, 'text')} IS NULL`;
+    this.referencesHold = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id)
+      AND (${unset('@assignee_agent_instance_id')} OR EXISTS (SELECT 1 FROM agent_instances
+        WHERE id = @assignee_agent_instance_id AND workspace_id = @workspace_id AND deleted_at IS NULL))
+      AND (${unset('@project_id')} OR EXISTS (SELECT 1 FROM projects WHERE id = @project_id AND workspace_id = @workspace_id))
+      AND (${unset('@parent_id')} OR EXISTS (SELECT 1 FROM tasks WHERE id = @parent_id AND workspace_id = @workspace_id))`;
+    const links = (table: LinkTable, column: string) => dialect.jsonValues(column, `FROM ${table} WHERE task_id = t.id`, 'position');
+    this.withLinks = `t.*, ${links('task_blockers', 'blocker_task_id')} AS blocked_by__links,
+      ${links('task_reviewers', 'agent_id')} AS reviewers__links`;
+  }
+
+  async insert(task: Task) {
+    const { blocked_by, reviewers, ...row } = task;
+    if (!(await this.table.insertIf(row, this.referencesHold))) return false;
+    await this.insertLinks('task_blockers', 'blocker_task_id', task.id, blocked_by);
+    await this.insertLinks('task_reviewers', 'agent_id', task.id, reviewers);
+    return true;
+  }
+
+  async get(id: string) {
+    // One statement: the links come back as JSON arrays beside the row.
+    return (await this.linked(`SELECT ${this.withLinks} FROM tasks t WHERE t.id = ?`, [id]))[0];
+  }
+
+  async list(filter: TaskFilter) {
+    const parts: string[] = [];
+    const params: Record<string, unknown> = { limit: clampLimit(filter.limit, 200) };
+    if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
+    if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
+    if (filter.state) { parts.push('state = @state'); params.state = filter.state; }
+    if (filter.parent_id) { parts.push('parent_id = @parent_id'); params.parent_id = filter.parent_id; }
+    if (!filter.include_routine) parts.push("workflow <> 'routine'");
+    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+    return this.linked(`SELECT ${this.withLinks} FROM tasks t ${where} ORDER BY created_at DESC, id LIMIT @limit`, params);
+  }
+
+  async update(id: string, patch: Partial<TaskRow>) { await this.table.update(id, patch); }
+
+  async unassignOpen(agentId: string, at: number) {
+    return this.sql.all<{ id: string; workspace_id: string; title: string }>(
+      `UPDATE tasks SET assignee_agent_instance_id = NULL, assigned_at = NULL, updated_at = ?
+       WHERE assignee_agent_instance_id = ? AND state NOT IN (${TERMINAL_STATE_SQL}) RETURNING id, workspace_id, title`, [at, agentId]);
+  }
+
+  async setBlockers(id: string, blockerIds: string[]) {
+    await this.sql.run('DELETE FROM task_blockers WHERE task_id = ?', [id]);
+    await this.insertLinks('task_blockers', 'blocker_task_id', id, blockerIds);
+  }
+
+  async setReviewers(id: string, agentIds: string[]) {
+    await this.sql.run('DELETE FROM task_reviewers WHERE task_id = ?', [id]);
+    await this.insertLinks('task_reviewers', 'agent_id', id, agentIds);
+  }
+
+  /** The links numbered in the order given (duplicates dropped): a statement each, all sent before the first is awaited. */
+  protected async insertLinks(table: LinkTable, column: string, taskId: string, ids: string[]) {
+    await Promise.all([...new Set(ids)].map((linked, position) =>
+      this.sql.run(`INSERT INTO ${table} (task_id, ${column}, position) VALUES (?, ?, ?)`, [taskId, linked, position])));
+  }
+
+  async countActionable(agentId: string) {
+    return (await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tasks
+       WHERE assignee_agent_instance_id = ? AND state IN ('TODO', 'IN_PROGRESS') AND archived_at IS NULL`,
+      [agentId]))!.n;
+  }
+
+  async countByStateIn(workspaceId: string, since: number) {
+    const rows = await this.sql.all<{ state: TaskState; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM tasks WHERE workspace_id = ? AND updated_at >= ? GROUP BY state', [workspaceId, since]);
+    return Object.fromEntries(rows.map((row) => [row.state, row.n])) as Partial<Record<TaskState, number>>;
+  }
+
+  async checkout(taskId: string, agentId: string, wakeupId: string, at: number) {
+    // A wakeup that already holds the lock (a retry of the same dispatch) keeps it.
+    const result = await this.sql.run(
+      `UPDATE tasks SET checkout_agent_id = @agent, checkout_wakeup_id = @wakeup, checkout_at = @at
+       WHERE id = @task AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup)`,
+      { agent: agentId, wakeup: wakeupId, at, task: taskId });
+    return result.changes === 1;
+  }
+
+  async releaseCheckout(taskId: string, wakeupId: string) {
+    const released = await this.sql.get<{ waiters: unknown }>(
+      `UPDATE tasks SET checkout_agent_id = NULL, checkout_wakeup_id = NULL, checkout_at = NULL
+       WHERE id = @task AND checkout_wakeup_id = @wakeup
+       RETURNING ${checkoutWaiters(this.dialect, '@task')} AS waiters`,
+      { task: taskId, wakeup: wakeupId });
+    return released ? this.dialect.parsed<CheckoutWaiter[]>(released.waiters) : null;
+  }
+
+  async dependentsOf(blockerId: string) {
+    return this.linked(
+      `SELECT ${this.withLinks} FROM tasks t JOIN task_blockers b ON b.task_id = t.id WHERE b.blocker_task_id = ? ORDER BY t.created_at, t.id`,
+      [blockerId]);
+  }
+
+  async openBlockers(taskId: string) {
+    return (await this.sql.all<{ id: string }>(
+      `SELECT b.blocker_task_id AS id FROM task_blockers b JOIN tasks t ON t.id = b.blocker_task_id
+       WHERE b.task_id = ? AND t.state NOT IN (${RESOLVED_BLOCKER_SQL}) ORDER BY t.created_at, t.id`, [taskId])).map((row) => row.id);
+  }
+
+  async children(parentId: string) {
+    return this.linked(`SELECT ${this.withLinks} FROM tasks t WHERE parent_id = ? ORDER BY created_at, id`, [parentId]);
+  }
+
+  async recoveryCandidates(createdSince: number, workspaceId: string, agentId?: string) {
+    // Only the current assignee's wakeups since the task was last assigned count (a former
+    // assignee's do not), and a wakeup that ended `finished` with no run never worked on it (its
+    // agent was paused or stopped): the sweep is what picks such tasks up.
+    return this.linked(
+      `SELECT ${this.withLinks} FROM tasks t
+       WHERE t.workspace_id = @workspace AND t.state = 'TODO' AND t.assignee_agent_instance_id IS NOT NULL
+         AND (${this.dialect.cast('@agent', 'text')} IS NULL OR t.assignee_agent_instance_id = @agent)
+         AND t.archived_at IS NULL AND t.created_at >= @since
+         AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w
+                         WHERE w.task_id = t.id AND w.agent_id = t.assignee_agent_instance_id
+                           AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
+                           AND (w.status IN ('queued', 'claimed', 'scheduled_retry')
+                                OR (w.status = 'finished' AND w.run_id IS NOT NULL)))
+       ORDER BY t.created_at, t.id`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null });
+  }
+
+  /** Tasks read with their links beside them (withLinks): one statement, however many tasks. */
+  private async linked(text: string, params: Record<string, unknown> | unknown[]): Promise<Task[]> {
+    return (await this.table.many(text, params)).map((row) => {
+      const { blocked_by__links, reviewers__links, ...task } = row as TaskRow & { blocked_by__links: unknown; reviewers__links: unknown };
+      return { ...task, blocked_by: this.dialect.parsed<string[]>(blocked_by__links), reviewers: this.dialect.parsed<string[]>(reviewers__links) };
+    });
+  }
+}
+
+export class CommentsSql implements CommentRepo {
+  private readonly table: RowTable<Comment>;
+  constructor(dialect: Dialect) {
+    this.table = dialect.table(COMMENTS);
+  }
+  async insert(comment: Comment) { await this.table.insert(comment); }
+  async get(id: string) { return this.table.get(id); }
+  async listByTask(taskId: string, since = 0) {
+    return this.table.many('SELECT * FROM comments WHERE task_id = ? AND created_at > ? ORDER BY created_at, id', [taskId, since]);
+  }
+}
+
+export class ApprovalsSql implements ApprovalRepo {
+  private readonly table: RowTable<Approval>;
+  private readonly sql: SqlRunner;
+  constructor(dialect: Dialect) {
+    this.sql = dialect.sql;
+    this.table = dialect.table(APPROVALS);
+  }
+  async insert(approval: Approval) { await this.table.insert(approval); }
+  async get(id: string) { return this.table.get(id); }
+  async resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number) {
+    return (await this.sql.run(
+      "UPDATE approvals SET status = ?, decision_note = ?, resolved_at = ? WHERE id = ? AND status = 'pending'",
+      [status, note, at, id])).changes === 1;
+  }
+  async pendingForTask(taskId: string) {
+    return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at, id LIMIT 1", [taskId]);
+  }
+}
