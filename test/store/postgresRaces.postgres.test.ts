@@ -76,6 +76,37 @@ it('an enqueue on one of an agent\'s tasks does not wait for an uncommitted enqu
   }
 });
 
+it('an enqueue for an agent does not wait for the end of one of its runs in a transaction still open', async () => {
+  const now = s.clock.now;
+  const { agent } = await s.store.transaction((tx) => seedAgent(tx, now));
+  const fence = await s.store.transaction((tx) => tx.leases.take(agent.id, 'own_races', null));
+  const run = await s.store.transaction(async (tx) => {
+    const wakeup = wakeupRow(agent, now, { status: 'claimed' });
+    await tx.wakeups.insert(wakeup);
+    const started = runRow(wakeup, now, { status: 'running', started_at: now });
+    await tx.runs.insert(started, null);
+    return started;
+  });
+  let commitEnd!: () => void;
+  const gate = new Promise<void>((resolve) => (commitEnd = resolve));
+  let ended!: () => void;
+  const endWritten = new Promise<void>((resolve) => (ended = resolve));
+  // The run's end locks the agent's row (runs_ended) and holds it until this transaction commits.
+  const ending = s.store.transaction(async (tx) => {
+    await tx.runs.close(run.id, { status: 'succeeded', result_json: {}, error: null, cost_usd: null, finished_at: now + 5 }, null, fence);
+    ended();
+    await gate;
+  });
+  await endWritten;
+  try {
+    const enqueue = s.store.transaction((tx) => tx.wakeups.enqueueOrFold({ ...wakeupRow(agent, now + 1), context_snapshot: { wakes: [] } }, null, 0));
+    expect(await Promise.race([enqueue, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))])).toMatchObject({ kind: 'queued' });
+  } finally {
+    commitEnd();
+    await ending;
+  }
+});
+
 /** Advisory locks some backend waits for, on the whole server (the PostgreSQL test files run one at a time). */
 async function advisoryLocksWaiting(): Promise<number> {
   const client = new pg.Client({ connectionString: inject('postgresAdminUrl') });
