@@ -14,6 +14,7 @@ export const POSTGRES_TEXT: SqlText = {
   parsed: <T>(value: unknown) => value as T,
   lockOrder: (orderBy) => ` ORDER BY ${orderBy}`,
   jsonValues: (column, from, orderBy) => `(SELECT COALESCE(json_agg(${column} ORDER BY ${orderBy}), '[]'::json) ${from})`,
+  jsonEach: (param) => `jsonb_array_elements(${param}::jsonb) AS e(value)`,
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */

@@ -62,7 +62,7 @@ export interface SqlText {
    */
   inList(column: string, values: readonly unknown[]): { sql: string; params: unknown[] };
   /** A parameter with its type, where PostgreSQL cannot infer it (compared with NULL, say); SQLite takes it as it is. */
-  cast(param: string, type: 'text' | 'bigint' | 'jsonb'): string;
+  cast(param: string, type: 'text' | 'bigint' | 'jsonb' | 'integer'): string;
   /**
    * The row lock a subquery takes on PostgreSQL (` FOR UPDATE`, ` FOR SHARE`, or ` FOR UPDATE SKIP LOCKED`
    * to pass over rows another transaction holds); none on SQLite, whose writer holds the database.
@@ -83,6 +83,8 @@ export interface SqlText {
   lockOrder(orderBy: string): string;
   /** A scalar subquery: `column` of the rows of `from` (FROM ... WHERE ...) in `orderBy`, as a JSON array (json_group_array over an ordered subquery on SQLite, json_agg ... ORDER BY on PostgreSQL). */
   jsonValues(column: string, from: string, orderBy: string): string;
+  /** A FROM item: the elements of a JSON array parameter as rows of a `value` column, read with `value ->> 'field'` (json_each on SQLite, jsonb_array_elements on PostgreSQL). */
+  jsonEach(param: string): string;
 }
 
 /** `'name', column` pairs for json_object / json_build_object. */

@@ -15,6 +15,7 @@ export const SQLITE_TEXT: SqlText = {
   parsed: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
   lockOrder: () => '',
   jsonValues: (column, from, orderBy) => `(SELECT json_group_array(${column}) FROM (SELECT ${column} ${from} ORDER BY ${orderBy}))`,
+  jsonEach: (param) => `json_each(${param})`,
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */
