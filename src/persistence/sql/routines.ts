@@ -118,7 +118,7 @@ export abstract class RoutinesSql implements RoutineRepo {
   async claimTicks(claims: readonly TickClaim[], firedAt: number) {
     if (claims.length === 0) return [];
     const { dialect } = this;
-    // The claim's trigger is `claimed`, not `id`: RETURNING names no table (SQLite cannot), so `id` must be the trigger's only.
+    // The claim's trigger is `claimed`, not `id`: SQLite's RETURNING cannot name the alias `t`, so a bare `id` must be the trigger's only.
     const won = new Set((await this.sql.all<{ id: string }>(
       `UPDATE office_routine_triggers AS t SET next_run_at = c.next, last_fired_at = @fired, updated_at = @fired
        FROM (SELECT value ->> 'id' AS claimed, ${dialect.cast("(value ->> 'expected')", 'bigint')} AS expected,
