@@ -41,7 +41,8 @@ export async function finishRun(
   const ended = { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now };
   // Whether the run changed its task is the loop detector's question, asked of succeeded runs only.
   const progress = result.ok && run.task_id && result.followUps !== false ? { taskId: run.task_id, since: run.started_at ?? now } : null;
-  const closed = await tx.runs.close(run.id, ended, progress, fence);
+  // A succeeded session's wakeup is finished by the close itself, in the same statement.
+  const closed = await tx.runs.close(run.id, ended, progress, fence, result.ok ? wakeup.id : null);
   if (!closed.closed) {
     await recordLateResult(ctx, tx, wakeup, run, status, fence, now);
     return { retryAt: null };
@@ -55,7 +56,6 @@ export async function finishRun(
     resultJson: result.resultJson, error: result.error, madeProgress: closed.madeProgress,
   };
   if (result.ok) {
-    await tx.wakeups.update(wakeup.id, { status: 'finished', finished_at: now, error: null });
     await ctx.wakeups.settleRoutineRun(tx, wakeup, 'succeeded', now, true);
     if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
     return { retryAt: null };

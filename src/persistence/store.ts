@@ -377,8 +377,10 @@ export interface RunRepo {
    * `since`): the loop detector's question. Fenced: only while the run is `running` and `fence`
    * holds its agent's lease at `ended.finished_at`; otherwise the ending is kept on the run as its
    * late result, and the run stays as it is (`closed: false`).
+   * With `finishesWakeup`, a run that closes also ends that wakeup `finished` (a succeeded session's
+   * wakeup), in the same statement on PostgreSQL: one round trip fewer on every success.
    */
-  close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence): Promise<ClosedRun>;
+  close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence, finishesWakeup?: string | null): Promise<ClosedRun>;
   byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */

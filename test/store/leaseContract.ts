@@ -155,6 +155,14 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.runs.close(run.id, { ...success(now + 11), status: 'failed' }, null, stale))).toMatchObject({ closed: false });
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'succeeded', finished_at: now + 10 });
       });
+
+      it("a succeeded close that finishes its wakeup does so only when the run closes: a refused close leaves the wakeup claimed", async () => {
+        const { run, wakeup, stale } = await runningRun();
+        expect(await write((tx) => tx.runs.close(run.id, success(now + 15_000), null, stale, wakeup.id))).toMatchObject({ closed: false });
+        expect(await read((tx) => tx.wakeups.get(wakeup.id))).toMatchObject({ status: 'claimed', finished_at: null });
+        expect(await write((tx) => tx.runs.close(run.id, success(now + 10), null, stale, wakeup.id))).toMatchObject({ closed: true });
+        expect(await read((tx) => tx.wakeups.get(wakeup.id))).toMatchObject({ status: 'finished', finished_at: now + 10, error: null });
+      });
     });
 
     describe('replicas', () => {

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createStore } from '../../src/persistence/createStore.js';
 import type { Store } from '../../src/persistence/store.js';
 import { freshDatabase } from './postgresFactory.js';
-import { seedAgent, wakeupRow } from './rows.js';
+import { runRow, seedAgent, wakeupRow } from './rows.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -102,4 +102,23 @@ it('an enqueue that may fold takes the agent\'s fold lock in the same round trip
   expect(result.kind).toBe('queued');
   // BEGIN, the lock and the enqueue in one write; COMMIT in another.
   expect(sends() - before).toBe(2);
+});
+
+it('a succeeded run\'s close ends its wakeup in the same statement: one round trip, then COMMIT', async () => {
+  const { store, sends } = await storeBehindRelay();
+  const { agent } = await store.transaction((tx) => seedAgent(tx, 1_000));
+  const wakeup = wakeupRow(agent, 1_000, { status: 'claimed' });
+  const run = runRow(wakeup, 1_000, { status: 'running', started_at: 1_000 });
+  const fence = await store.transaction(async (tx) => {
+    await tx.wakeups.insert(wakeup);
+    await tx.runs.insert(run, null);
+    return tx.leases.take(agent.id, 'relay-owner', null);
+  });
+
+  const before = sends();
+  const closed = await store.transaction((tx) => tx.runs.close(run.id,
+    { status: 'succeeded', result_json: {}, error: null, cost_usd: null, finished_at: 2_000 }, null, fence, wakeup.id));
+  expect(closed.closed).toBe(true);
+  expect(sends() - before).toBe(2);
+  expect(await store.read((tx) => tx.wakeups.get(wakeup.id))).toMatchObject({ status: 'finished', finished_at: 2_000 });
 });

@@ -25,5 +25,8 @@ export function postgresDialect(sql: PgSql): Dialect {
     writeThen: async (write, follow, params) => (await sql.get(
       `WITH written AS (${write} RETURNING 1), followed AS (${follow} AND EXISTS (SELECT 1 FROM written) RETURNING 1)
        SELECT 1 AS written FROM written LIMIT 1`, params)) !== undefined,
+    returningThen: <T>(write: string, follow: string, params: Record<string, unknown>) => sql.get<T>(
+      `WITH written AS (${write}), followed AS (${follow} AND EXISTS (SELECT 1 FROM written) RETURNING 1)
+       SELECT * FROM written`, params),
   };
 }

@@ -52,6 +52,11 @@ export interface Dialect extends SqlText {
    * back to back on SQLite, whose synchronous connection lets nothing in between.
    */
   writeThen(write: string, follow: string, params: Record<string, unknown>): MaybePromise<boolean>;
+  /**
+   * writeThen for a `write` that ends in RETURNING: the row it returned, if any, and `follow` run
+   * only when there was one.
+   */
+  returningThen<T>(write: string, follow: string, params: Record<string, unknown>): MaybePromise<T | undefined>;
 }
 
 /** The statement text where the two differ (no connection needed). */

@@ -10,6 +10,9 @@ export const checkoutWaiters = (dialect: Dialect, taskColumn: string) => dialect
   `FROM agent_wakeup_requests WHERE task_id = ${taskColumn} AND status = 'queued' AND waiting_on_checkout IS NOT NULL`, 'requested_at, id');
 
 
+/** A succeeded session's wakeup ends with its run's close (RunRepo.close's `finishesWakeup`). */
+const FINISH_WAKEUP = `UPDATE agent_wakeup_requests SET status = 'finished', finished_at = @finished_at, error = NULL WHERE id = @wakeup`;
+
 /** Runs, on both backends. */
 export class RunsSql implements RunRepo {
   private readonly table: RowTable<Run & { run_token_hash?: string | null }>;
@@ -37,12 +40,11 @@ export class RunsSql implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { await this.table.update(id, patch); }
-  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence): Promise<ClosedRun> {
+  async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence, finishesWakeup: string | null = null): Promise<ClosedRun> {
     // RETURNING's subqueries see the rows as the statement began, before the runs_ended trigger
     // frees the task: `released` says whether this run's wakeup held it.
     const { dialect } = this;
-    const row = await this.sql.get<{ made_progress: number | null; released: boolean | number; waiters: unknown }>(
-      `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
+    const close = `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
          run_token_hash = NULL,
          made_progress = CASE WHEN ${dialect.cast('@task', 'text')} IS NULL THEN made_progress ELSE ${dialect.asInt(`
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
@@ -51,8 +53,14 @@ export class RunsSql implements RunRepo {
        WHERE id = @id AND status = 'running' AND ${fencedBy(dialect, 'runs.agent_id')}
        RETURNING made_progress,
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
-         ${checkoutWaiters(dialect, 'runs.task_id')} AS waiters`,
-      { ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null, owner: fence.owner_id, epoch: fence.epoch, at: ended.finished_at });
+         ${checkoutWaiters(dialect, 'runs.task_id')} AS waiters`;
+    const params = {
+      ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null, owner: fence.owner_id, epoch: fence.epoch, at: ended.finished_at,
+    };
+    type Closed = { made_progress: number | null; released: boolean | number; waiters: unknown };
+    const row = finishesWakeup === null
+      ? await this.sql.get<Closed>(close, params)
+      : await dialect.returningThen<Closed>(close, FINISH_WAKEUP, { ...params, wakeup: finishesWakeup });
     if (!row) {
       await this.keepLateResult(id, ended, fence);
       return { closed: false, madeProgress: null, checkoutWaiters: null };

@@ -28,5 +28,10 @@ export function sqliteDialect(sql: Sql): Dialect {
       sql.run(follow, params);
       return true;
     },
+    returningThen: <T>(write: string, follow: string, params: Record<string, unknown>) => {
+      const row = sql.get<T>(write, params);
+      if (row !== undefined) sql.run(follow, params);
+      return row;
+    },
   };
 }
