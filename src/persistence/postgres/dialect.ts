@@ -15,6 +15,9 @@ export const POSTGRES_TEXT: SqlText = {
   lockOrder: (orderBy) => ` ORDER BY ${orderBy}`,
   jsonValues: (column, from, orderBy) => `(SELECT COALESCE(json_agg(${column} ORDER BY ${orderBy}), '[]'::json) ${from})`,
   jsonEach: (param) => `jsonb_array_elements(${param}::jsonb) AS e(value)`,
+  lockOf: (mode, alias) => ` FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'} OF ${alias}`,
+  jsonAgg: (expr, orderBy) => `COALESCE(jsonb_agg(${expr} ORDER BY ${orderBy}), '[]'::jsonb)`,
+  jsonNested: (subquery) => subquery,
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */

@@ -37,6 +37,12 @@ export interface RowTable<T extends object> {
   get(id: string): MaybePromise<T | undefined>;
   one(text: string, params?: Params): MaybePromise<T | undefined>;
   many(text: string, params?: Params): MaybePromise<T[]>;
+  /** SQL for one row of `alias` as a JSON object, with `extra` fields (name: SQL), to read it beside another table's row in one statement. */
+  jsonObjectSql(alias: string, extra?: Record<string, string>): string;
+  /** A row read through jsonObjectSql, parsed: the fallbacks and booleans of decode. */
+  decodeObject(row: Record<string, unknown>): T;
+  /** A row as a statement returned it, decoded. */
+  decode(row: Record<string, unknown>): T;
 }
 
 /**
@@ -90,6 +96,12 @@ export interface SqlText {
   jsonValues(column: string, from: string, orderBy: string): string;
   /** A FROM item: the elements of a JSON array parameter as rows of a `value` column, read with `value ->> 'field'` (json_each on SQLite, jsonb_array_elements on PostgreSQL). */
   jsonEach(param: string): string;
+  /** ` FOR UPDATE OF alias` on PostgreSQL: the row lock of a join's subquery, on `alias`'s rows only; none on SQLite. */
+  lockOf(mode: 'update' | 'share', alias: string): string;
+  /** An aggregate of `expr` over the rows, in `orderBy`, as a JSON array, `[]` for none (json_group_array on SQLite, COALESCE(jsonb_agg …, '[]') on PostgreSQL). */
+  jsonAgg(expr: string, orderBy: string): string;
+  /** A subquery's JSON array or object, to nest in a JSON object: json(…) on SQLite, which may read a subquery's JSON as text; as it is on PostgreSQL. */
+  jsonNested(subquery: string): string;
 }
 
 /** `'name', column` pairs for json_object / json_build_object. */
@@ -99,4 +111,12 @@ export const jsonPairs = (fields: Record<string, string>) => Object.entries(fiel
 export function fencedBy(dialect: SqlText, agentColumn: string): string {
   return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
     AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > ${dialect.cast('@at', 'bigint')})${dialect.lock('share')})`;
+}
+
+/**
+ * `next` of `value`: at once when the value is there already (SQLite's synchronous connection), else
+ * when it comes (PostgreSQL). For the hot paths, where an await would cost SQLite a turn for nothing.
+ */
+export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }

@@ -16,6 +16,9 @@ export const SQLITE_TEXT: SqlText = {
   lockOrder: () => '',
   jsonValues: (column, from, orderBy) => `(SELECT json_group_array(${column}) FROM (SELECT ${column} ${from} ORDER BY ${orderBy}))`,
   jsonEach: (param) => `json_each(${param})`,
+  lockOf: () => '',
+  jsonAgg: (expr, orderBy) => `json_group_array(${expr} ORDER BY ${orderBy})`,
+  jsonNested: (subquery) => `json(${subquery})`,
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */

@@ -1,0 +1,80 @@
+import type { Agent, Budget, Comment, Task, Wakeup } from '../../domain/types.js';
+import type { ClaimedWakeup } from '../store.js';
+import { AGENTS, BUDGETS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
+import { andThen, type Dialect, type MaybePromise, type RowTable, type SqlRunner } from './dialect.js';
+
+/** The claimed row in RETURNING's subqueries. */
+const W = 'agent_wakeup_requests';
+
+/** What the last ended run of the (agent, task) pair started at: the resume delta's start. */
+const RESUME_SINCE = `(SELECT started_at FROM runs WHERE agent_id = ${W}.agent_id AND task_id = ${W}.task_id
+  AND status IN ('succeeded', 'failed', 'interrupted') ORDER BY created_at DESC, id DESC LIMIT 1)`;
+
+/**
+ * The claim and the read of everything the dispatch decides on, in one statement, on both backends:
+ * RETURNING cannot join, so the agent, the task, the budgets and the comments come back as JSON
+ * beside the row (text on SQLite, parsed by PostgreSQL's driver).
+ */
+export class DispatchClaim {
+  private readonly sql: SqlRunner;
+  private readonly agents: RowTable<Agent>;
+  private readonly tasks: RowTable<TaskRow>;
+  private readonly budgets: RowTable<Budget>;
+  private readonly comments: RowTable<Comment>;
+  private readonly statement: string;
+
+  /** `claimWhere` is the claim's UPDATE up to its RETURNING. */
+  constructor(private readonly dialect: Dialect, private readonly wakeups: RowTable<Wakeup>, claimWhere: string) {
+    this.sql = dialect.sql;
+    this.agents = dialect.table(AGENTS);
+    this.tasks = dialect.table(TASKS);
+    this.budgets = dialect.table(BUDGETS);
+    this.comments = dialect.table(COMMENTS);
+    this.statement = `${claimWhere} RETURNING ${this.returningSql()}`;
+  }
+
+  /** `params` are the claim's own parameters. At once on SQLite: the claim is on the dispatch's hot path. */
+  claim(params: Record<string, unknown>, periodStarts: { daily: number; monthly: number }): MaybePromise<ClaimedWakeup | undefined> {
+    return andThen(this.sql.get<Record<string, unknown>>(this.statement, { ...params, daily: periodStarts.daily, monthly: periodStarts.monthly }),
+      (row) => row && this.decoded(row));
+  }
+
+  private decoded(row: Record<string, unknown>): ClaimedWakeup {
+    const { agent_row, task_row, budget_rows, attempts, resume_since, comment_rows, ...wakeup } = row;
+    const { parsed } = this.dialect;
+    return {
+      wakeup: this.wakeups.decode(wakeup),
+      agent: agent_row ? this.agents.decodeObject(parsed(agent_row)) : undefined,
+      task: task_row ? (this.tasks.decodeObject(parsed(task_row)) as Task) : undefined,
+      budgets: parsed<Record<string, unknown>[]>(budget_rows).map(({ spent, ...budget }) => ({
+        budget: this.budgets.decodeObject(budget), spent: spent as number,
+      })),
+      attempts: attempts as number,
+      resumeSince: (resume_since as number | null) ?? null,
+      comments: parsed<Record<string, unknown>[]>(comment_rows).map((comment) => this.comments.decodeObject(comment)),
+    };
+  }
+
+  private returningSql(): string {
+    const { dialect } = this;
+    /** Spend in a budget's current period, over the ledger column its scope names. */
+    const spend = `(SELECT COALESCE(SUM(c.cost_usd), 0) FROM cost_ledger c
+      WHERE (CASE b.scope WHEN 'workspace' THEN c.workspace_id WHEN 'project' THEN c.project_id ELSE c.agent_id END) = b.scope_id
+        AND c.created_at >= (CASE b.period WHEN 'daily' THEN ${dialect.cast('@daily', 'bigint')} WHEN 'monthly' THEN ${dialect.cast('@monthly', 'bigint')} ELSE 0 END))`;
+    const links = (table: string, column: string) =>
+      dialect.jsonNested(`(SELECT ${dialect.jsonAgg(column, 'position')} FROM ${table} WHERE task_id = t.id)`);
+    // `*`: SQLite's RETURNING takes no `table.*`; the UPDATE has no other table, so the two are the same.
+    return `*,
+      (SELECT ${this.agents.jsonObjectSql('a')} FROM agent_instances a WHERE a.id = ${W}.agent_id) AS agent_row,
+      (SELECT ${this.tasks.jsonObjectSql('t', { blocked_by: links('task_blockers', 'blocker_task_id'), reviewers: links('task_reviewers', 'agent_id') })}
+         FROM tasks t WHERE t.id = ${W}.task_id) AS task_row,
+      (SELECT ${dialect.jsonAgg(this.budgets.jsonObjectSql('b', { spent: spend }), 'b.created_at, b.id')} FROM budgets b
+         WHERE (b.scope = 'workspace' AND b.scope_id = ${W}.workspace_id) OR (b.scope = 'agent' AND b.scope_id = ${W}.agent_id)
+            OR (b.scope = 'project' AND b.scope_id = (SELECT project_id FROM tasks WHERE id = ${W}.task_id))) AS budget_rows,
+      CASE WHEN ${W}.run_id IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM runs WHERE wakeup_id = ${W}.id) END AS attempts,
+      ${RESUME_SINCE} AS resume_since,
+      (SELECT ${dialect.jsonAgg(this.comments.jsonObjectSql('c'), 'c.created_at, c.id')} FROM (
+         SELECT * FROM comments WHERE task_id = ${W}.task_id AND created_at > COALESCE(${RESUME_SINCE}, 0)
+         ORDER BY created_at DESC, id DESC LIMIT 50) c) AS comment_rows`;
+  }
+}

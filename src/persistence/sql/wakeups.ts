@@ -1,0 +1,257 @@
+import type { Wakeup } from '../../domain/types.js';
+import type { EnqueueResult, Fence, FoldRule, WakeupFilter, WakeupRepo } from '../store.js';
+import { clampLimit, whereClause } from '../sqlite/table.js';
+import { WAKEUPS } from '../tables.js';
+import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
+import { DispatchClaim } from './dispatchClaim.js';
+
+type Column = (typeof WAKEUPS.columns)[number];
+
+/**
+ * Column types of the request's parameters: INSERT … SELECT gives a parameter no type from its
+ * target column, so PostgreSQL is told each (text unless listed).
+ */
+const PARAMETER_TYPE: Partial<Record<Column, 'integer' | 'bigint'>> = {
+  coalesced_count: 'integer', retry_count: 'integer', recovered: 'integer', unattended: 'integer', scheduled_retry_at: 'bigint',
+  available_at: 'bigint', requested_at: 'bigint', claimed_at: 'bigint', finished_at: 'bigint',
+};
+
+/** What the store decided of a new request; the rest of the row is the request as given. */
+const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, routine_run_id, finished_at';
+
+const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: fence.owner_id, epoch: fence.epoch });
+
+type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
+
+/** The statements of the enqueue, the fold and the claim, in a dialect's text. */
+function statements(dialect: SqlText) {
+  const { cast, lock } = dialect;
+  const taskIs = `task_id IS NOT DISTINCT FROM ${cast('@task_id', 'text')}`;
+
+  /**
+   * The agent's wakeup whose run exists but has not started: a queued run first, then a run waiting
+   * for its retry (the spec's in-flight order minus running, which could not see a merged payload).
+   * Two seeks on (agent_id, status), not a scan. The wakeup is locked (FOR UPDATE, on PostgreSQL): a
+   * claim that commits first takes it out of the choice, and one that comes after sees the fold.
+   */
+  const unstartedRun = `SELECT id, task_id, run_id FROM (
+      SELECT * FROM (SELECT 0 AS rank, w.id, w.task_id, w.run_id FROM agent_wakeup_requests w JOIN runs r ON r.id = w.run_id
+        WHERE w.agent_id = @agent_id AND w.status = 'claimed' AND r.status = 'queued' ORDER BY w.requested_at, w.id LIMIT 1${dialect.lockOf('update', 'w')}) queued_run
+      UNION ALL
+      SELECT * FROM (SELECT 1 AS rank, id, task_id, run_id FROM agent_wakeup_requests
+        WHERE agent_id = @agent_id AND status = 'scheduled_retry' AND run_id IS NOT NULL ORDER BY requested_at, id LIMIT 1${lock('update')}) retry_run) u
+    ORDER BY rank LIMIT 1`;
+
+  /**
+   * A fire's own routine run; for the first assignment of a routine's task, the run that created the
+   * task (API.md: the heavy outcome comes from that wakeup). So ending any other wakeup reads no routine run.
+   */
+  const routineRunOfRequest = `COALESCE(${cast('@routine_run_id', 'text')}, CASE WHEN ${cast('@source', 'text')} = 'task_assigned' AND ${cast('@task_id', 'text')} IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests WHERE task_id = @task_id AND source = 'task_assigned')
+    THEN (SELECT id FROM office_routine_runs WHERE linked_task_id = @task_id LIMIT 1) END)`;
+
+  /** The request's values as parameters, except the columns given as SQL. */
+  const valuesWith = (decided: Partial<Record<Column, string>>) =>
+    WAKEUPS.columns.map((column) => decided[column] ?? cast(`@${column}`, PARAMETER_TYPE[column] ?? 'text')).join(', ');
+
+  /** The request's own values, with the columns a fold decides taken from the target `t` (NULL: none). */
+  const queuedOrFolded = valuesWith({
+    workspace_id: 'agent.workspace_id',
+    status: "CASE WHEN t.id IS NULL THEN 'queued' ELSE 'coalesced' END",
+    coalesced_into_id: 't.id',
+    run_id: 't.run_id',
+    finished_at: `CASE WHEN t.id IS NULL THEN NULL ELSE ${cast('@requested_at', 'bigint')} END`,
+    routine_run_id: routineRunOfRequest,
+  });
+
+  /** A request folded into a known target `t`: its run is the one given, if any. */
+  const folded = valuesWith({
+    status: "'coalesced'",
+    coalesced_into_id: 't.id',
+    run_id: cast('@fold_run', 'text'),
+    finished_at: cast('@requested_at', 'bigint'),
+    routine_run_id: routineRunOfRequest,
+  });
+
+  const columnList = WAKEUPS.columns.join(', ');
+  /** The atomic claim: queued (or a due retry) to claimed, only while the fence holds the agent's lease. */
+  const claim = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
+    WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy(dialect, 'agent_wakeup_requests.agent_id')}`;
+
+  return {
+    /**
+     * The one statement of the common path. The target is the oldest queued wakeup of the agent and
+     * source inside the window that the request may join (on its task, unless any task will do), else
+     * the agent's run of the same task that has not started; with neither, the row is queued. No row:
+     * the agent is gone or the key is taken. The window target is locked (FOR UPDATE, on PostgreSQL),
+     * so a claim racing it either takes it first (it is then no target) or waits and sees the fold.
+     */
+    enqueueOrFold: `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
+      window_target AS (
+        SELECT id, task_id, ${cast('NULL', 'text')} AS run_id FROM agent_wakeup_requests
+        WHERE @fold = 1 AND ${cast('@window_since', 'bigint')} IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
+          AND requested_at >= ${cast('@window_since', 'bigint')} AND retry_count = 0 AND (@any_task = 1 OR ${taskIs})
+        ORDER BY requested_at, id LIMIT 1${lock('update')}),
+      run_target AS (${unstartedRun}),
+      target AS (
+        SELECT id, run_id FROM (
+          SELECT id, run_id, 0 AS rank FROM window_target
+          UNION ALL
+          SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold = 1 AND ${taskIs}) c
+        ORDER BY rank LIMIT 1)
+      INSERT INTO agent_wakeup_requests (${columnList})
+      SELECT ${queuedOrFolded} FROM agent LEFT JOIN target t ON true
+      ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`,
+    /** `WHERE true`: without it SQLite's parser would read the upsert's ON CONFLICT as a join's constraint. */
+    foldInto: `WITH t AS (SELECT id FROM agent_wakeup_requests
+        WHERE id = @target AND status IN ('queued', 'scheduled_retry')${lock('update')})
+      INSERT INTO agent_wakeup_requests (${columnList})
+      SELECT ${folded} FROM t WHERE true
+      ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`,
+    claim,
+    claimReturningRow: `${claim} RETURNING *`,
+  };
+}
+
+/**
+ * Wakeup requests, on both backends. The enqueue, the claim and the update are the scheduler's hot
+ * path: on SQLite they run at once (andThen), without a turn of the event loop per statement.
+ */
+export class WakeupsSql implements WakeupRepo {
+  protected readonly sql: SqlRunner;
+  private readonly table: RowTable<Wakeup>;
+  private readonly dispatchClaim: DispatchClaim;
+  private readonly statements: ReturnType<typeof statements>;
+
+  /** `appendWake`: SQL that appends the wake `@entry` to the `context_snapshot` list, so two folds never overwrite each other. */
+  constructor(private readonly dialect: Dialect, private readonly appendWake: string) {
+    this.sql = dialect.sql;
+    this.table = dialect.table(WAKEUPS);
+    this.statements = statements(dialect);
+    this.dispatchClaim = new DispatchClaim(dialect, this.table, this.statements.claim);
+  }
+
+  async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
+    return andThen<Wakeup | undefined, EnqueueResult>(this.insertOrFoldRow(wakeup, fold), (stored) => {
+      if (!stored) return this.keyTaken(wakeup, fold, keyWindowStart);
+      return stored.status === 'queued' ? { kind: 'queued', wakeup: stored } : this.completeFold(stored, wakeup);
+    });
+  }
+
+  /** No row was written: the agent is gone, or the key is taken (by a request inside its window, or an old one, whose key retires). */
+  private async keyTaken(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
+    const existing = wakeup.idempotency_key === null ? undefined : await this.findByKey(wakeup.idempotency_key);
+    if (!existing) return { kind: 'agent_gone' };
+    if (existing.requested_at > keyWindowStart) return { kind: 'duplicate', wakeup: existing };
+    await this.retireKey(existing.id);
+    return this.enqueueOrFold(wakeup, fold, keyWindowStart);
+  }
+
+  async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
+    const decided = await this.sql.get<Partial<Wakeup>>(this.statements.foldInto, { ...wakeup, target: targetId, fold_run: runId });
+    if (!decided) return null;
+    const folded = await this.completeFold({ ...wakeup, ...decided }, wakeup);
+    return { wakeup: folded.wakeup, into: folded.into };
+  }
+
+  /** The one statement of the common path (see statements): the row as stored, or none. */
+  protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): MaybePromise<Wakeup | undefined> {
+    return andThen(this.sql.get<Partial<Wakeup>>(this.statements.enqueueOrFold,
+      { ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false }),
+    (decided) => (decided ? { ...wakeup, ...decided } : undefined));
+  }
+
+  /** The fold's other half: the target counts the request and carries its wake, and so does its run while queued. */
+  private completeFold(stored: Wakeup, wakeup: Wakeup): MaybePromise<Folded> {
+    const entry = JSON.stringify((wakeup.context_snapshot as { wakes: unknown[] }).wakes[0]);
+    const via = stored.run_id ? 'unstarted_run' : 'window';
+    return andThen(this.table.one(
+      `UPDATE agent_wakeup_requests SET coalesced_count = coalesced_count + 1, context_snapshot = ${this.appendWake}
+       WHERE id = @id RETURNING *`, { id: stored.coalesced_into_id, entry }),
+    (into) => andThen(
+      stored.run_id ? this.sql.run(`UPDATE runs SET context_snapshot = ${this.appendWake} WHERE id = @id AND status = 'queued'`, { id: stored.run_id, entry }) : null,
+      (): Folded => ({ kind: 'folded', wakeup: stored, into: into!, via })));
+  }
+
+  async insert(wakeup: Wakeup) { await this.table.insert(wakeup); }
+  async get(id: string) { return this.table.get(id); }
+
+  async list(filter: WakeupFilter) {
+    const { where, params } = whereClause(filter as Record<string, unknown>, {
+      agent_id: 'agent_id', status: 'status', source: 'source', task_id: 'task_id', workspace_id: 'workspace_id',
+    });
+    return this.table.many(
+      `SELECT * FROM agent_wakeup_requests ${where} ORDER BY requested_at DESC, id DESC LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, 200) });
+  }
+
+  async findByKey(key: string) {
+    return this.table.one('SELECT * FROM agent_wakeup_requests WHERE idempotency_key = ?', [key]);
+  }
+
+  async retireKey(id: string) {
+    // The key stays readable for audit, but no longer collides with a new request.
+    await this.sql.run("UPDATE agent_wakeup_requests SET idempotency_key = idempotency_key || '#expired:' || id WHERE id = ?", [id]);
+  }
+
+  async claim(id: string, at: number, fence: Fence) {
+    return this.table.one(this.statements.claimReturningRow, claimParams(id, at, fence));
+  }
+
+  async claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }) {
+    return this.dispatchClaim.claim(claimParams(id, at, fence), periodStarts);
+  }
+
+  async update(id: string, patch: Partial<Wakeup>) {
+    return andThen(this.table.update(id, patch), () => undefined);
+  }
+
+  async requeueClaimed(owner: string, agentIds?: readonly string[]) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'queued', claimed_at = NULL
+       WHERE status = 'claimed' AND agent_id IN (SELECT agent_id FROM agent_leases WHERE owner_id = @owner)
+         AND (${this.dialect.cast('@ids', 'jsonb')} IS NULL OR agent_id IN (${this.dialect.jsonElements('@ids')}))
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND wakeup_id = agent_wakeup_requests.id) RETURNING *`, { owner, ids: agentIds ?? null });
+  }
+
+  async listOpen(agentId?: string) {
+    return agentId
+      ? this.table.many(
+        `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry')
+         ORDER BY requested_at, id`, [agentId])
+      : this.table.many(
+        `SELECT * FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')
+         ORDER BY requested_at, id`);
+  }
+
+  async unfold(targetId: string, carried: readonly string[], now: number) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'queued', coalesced_into_id = NULL, run_id = NULL, finished_at = NULL, available_at = @now
+       WHERE coalesced_into_id = @target AND status = 'coalesced' AND id NOT IN (${this.dialect.jsonElements('@carried')}) RETURNING *`,
+      { target: targetId, carried, now });
+  }
+
+  async releaseDeferred(agentId: string, now: number) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET available_at = @now, skip_reason = NULL
+       WHERE agent_id = @agent AND status = 'queued' AND skip_reason IN ('daily_run_cap', 'daily_cost_cap') RETURNING *`,
+      { agent: agentId, now });
+  }
+
+  async pendingRetriesFor(taskId: string, agentId: string) {
+    return this.table.many(
+      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND agent_id = ? AND status = 'scheduled_retry' ORDER BY requested_at, id",
+      [taskId, agentId]);
+  }
+
+  async openForTask(taskId: string) {
+    return this.table.many(
+      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at, id",
+      [taskId]);
+  }
+
+  async countByStatus() {
+    const rows = await this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM agent_wakeup_requests GROUP BY status');
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
+}
