@@ -23,8 +23,8 @@ const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: 
 
 type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
 
-/** The statements of the enqueue, the fold and the claim, in a dialect's text. */
-function statements(dialect: SqlText) {
+/** The statements of the enqueue, the fold and the claim, in a dialect's text (`appendWake`: see WakeupsSql). */
+function statements(dialect: SqlText, appendWake: string) {
   const { cast, lock } = dialect;
   const taskIs = `task_id IS NOT DISTINCT FROM ${cast('@task_id', 'text')}`;
 
@@ -108,6 +108,11 @@ function statements(dialect: SqlText) {
       INSERT INTO agent_wakeup_requests (${columnList})
       SELECT ${folded} FROM t WHERE true
       ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`,
+    /** The fold's other half: the target counts the request and carries its wake (@entry)… */
+    countFold: `UPDATE agent_wakeup_requests SET coalesced_count = coalesced_count + 1, context_snapshot = ${appendWake}
+      WHERE id = @id RETURNING *`,
+    /** … and so does its run while queued. */
+    carryWake: `UPDATE runs SET context_snapshot = ${appendWake} WHERE id = @id AND status = 'queued'`,
     claim,
     claimReturningRow: `${claim} RETURNING *`,
   };
@@ -124,10 +129,10 @@ export class WakeupsSql implements WakeupRepo {
   private readonly statements: ReturnType<typeof statements>;
 
   /** `appendWake`: SQL that appends the wake `@entry` to the `context_snapshot` list, so two folds never overwrite each other. */
-  constructor(private readonly dialect: Dialect, private readonly appendWake: string) {
+  constructor(private readonly dialect: Dialect, appendWake: string) {
     this.sql = dialect.sql;
     this.table = dialect.table(WAKEUPS);
-    this.statements = statements(dialect);
+    this.statements = statements(dialect, appendWake);
     this.dispatchClaim = new DispatchClaim(dialect, this.table, this.statements.claim);
   }
 
@@ -165,12 +170,9 @@ export class WakeupsSql implements WakeupRepo {
   private completeFold(stored: Wakeup, wakeup: Wakeup): MaybePromise<Folded> {
     const entry = JSON.stringify((wakeup.context_snapshot as { wakes: unknown[] }).wakes[0]);
     const via = stored.run_id ? 'unstarted_run' : 'window';
-    return andThen(this.table.one(
-      `UPDATE agent_wakeup_requests SET coalesced_count = coalesced_count + 1, context_snapshot = ${this.appendWake}
-       WHERE id = @id RETURNING *`, { id: stored.coalesced_into_id, entry }),
-    (into) => andThen(
-      stored.run_id ? this.sql.run(`UPDATE runs SET context_snapshot = ${this.appendWake} WHERE id = @id AND status = 'queued'`, { id: stored.run_id, entry }) : null,
-      (): Folded => ({ kind: 'folded', wakeup: stored, into: into!, via })));
+    return andThen(this.table.one(this.statements.countFold, { id: stored.coalesced_into_id, entry }),
+      (into) => andThen(stored.run_id ? this.sql.run(this.statements.carryWake, { id: stored.run_id, entry }) : null,
+        (): Folded => ({ kind: 'folded', wakeup: stored, into: into!, via })));
   }
 
   async insert(wakeup: Wakeup) { await this.table.insert(wakeup); }
