@@ -1,8 +1,6 @@
 import { AgentsSql, ProjectsSql, WorkspacesSql } from '../sql/org.js';
-import { AGENTS } from '../tables.js';
 import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
-import { PgTable } from './table.js';
 
 /** The shared statements (../sql/org.ts) on this backend's connection. */
 export class PgWorkspaces extends WorkspacesSql {
@@ -12,8 +10,6 @@ export class PgWorkspaces extends WorkspacesSql {
 export class PgProjects extends ProjectsSql {
   constructor(sql: PgSql) { super(postgresDialect(sql)); }
 }
-
-export const agentTable = (sql: PgSql) => new PgTable(sql, AGENTS);
 
 export class PgAgents extends AgentsSql {
   constructor(sql: PgSql) { super(postgresDialect(sql)); }

@@ -1,11 +1,6 @@
 import { ApprovalsSql, CommentsSql, TasksSql, type LinkTable } from '../sql/tasks.js';
-import { COMMENTS, TASKS } from '../tables.js';
 import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
-import { PgTable } from './table.js';
-
-export const taskTable = (sql: PgSql) => new PgTable(sql, TASKS);
-export const commentTable = (sql: PgSql) => new PgTable(sql, COMMENTS);
 
 /** The shared statements (../sql/tasks.ts) on this backend's connection. */
 export class PgTasks extends TasksSql {

@@ -107,7 +107,11 @@ export interface SqlText {
 /** `'name', column` pairs for json_object / json_build_object. */
 export const jsonPairs = (fields: Record<string, string>) => Object.entries(fields).map(([name, column]) => `'${name}', ${column}`).join(', ');
 
-/** Whether the fence (@owner, @epoch, at @at) still holds the lease of the agent in `agentColumn`. */
+/**
+ * Whether the fence (@owner, @epoch, at @at) still holds the lease of the agent in `agentColumn`.
+ * On PostgreSQL the lease row is share-locked, so a take of the agent waits for the fenced
+ * statement's transaction, and a fenced statement that waited for a take sees the new epoch and does nothing.
+ */
 export function fencedBy(dialect: SqlText, agentColumn: string): string {
   return `EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = ${agentColumn} AND l.owner_id = @owner
     AND l.epoch = @epoch AND (l.expires_at IS NULL OR l.expires_at > ${dialect.cast('@at', 'bigint')})${dialect.lock('share')})`;

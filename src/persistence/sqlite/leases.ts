@@ -1,19 +1,12 @@
-import { fencedBy as sharedFencedBy } from '../sql/dialect.js';
 import { LeasesSql } from '../sql/leases.js';
 import { ReplicasSql } from '../sql/replicas.js';
-import { SQLITE_TEXT, sqliteDialect } from './dialect.js';
+import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
 
 /** The shared statements (../sql/leases.ts) on this backend's connection. */
 export class SqliteLeases extends LeasesSql {
   constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
-
-/**
- * The fence as a condition of a statement acting on `agentColumn`'s agent: the lease is this
- * owner's, at this epoch, and has not expired at `@at`. Binds @owner, @epoch and @at.
- */
-export const fencedBy = (agentColumn: string): string => sharedFencedBy(SQLITE_TEXT, agentColumn);
 
 /**
  * The shared statements (../sql/replicas.ts) on this backend's connection. SQLite: one process holds

@@ -1,8 +1,6 @@
 import { AgentsSql, ProjectsSql, WorkspacesSql } from '../sql/org.js';
-import { AGENTS } from '../tables.js';
 import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
-import { Table } from './table.js';
 
 /** The shared statements (../sql/org.ts) on this backend's connection. */
 export class SqliteWorkspaces extends WorkspacesSql {
@@ -12,8 +10,6 @@ export class SqliteWorkspaces extends WorkspacesSql {
 export class SqliteProjects extends ProjectsSql {
   constructor(sql: Sql) { super(sqliteDialect(sql)); }
 }
-
-export const agentTable = (sql: Sql) => new Table(sql, AGENTS);
 
 export class SqliteAgents extends AgentsSql {
   constructor(sql: Sql) { super(sqliteDialect(sql)); }

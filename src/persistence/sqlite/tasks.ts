@@ -1,11 +1,6 @@
 import { ApprovalsSql, CommentsSql, TasksSql } from '../sql/tasks.js';
-import { COMMENTS, TASKS } from '../tables.js';
 import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
-import { Table } from './table.js';
-
-export const taskTable = (sql: Sql) => new Table(sql, TASKS);
-export const commentTable = (sql: Sql) => new Table(sql, COMMENTS);
 
 /** The shared statements (../sql/tasks.ts) on this backend's connection. */
 export class SqliteTasks extends TasksSql {
