@@ -67,7 +67,11 @@ export async function startEmbeddedPostgres(): Promise<{ adminUrl: string; stop:
     // A test server: durability is not under test, and the machine is shared.
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
       '-c', `unix_socket_directories=${dataDir}`, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (message) => log.push(String(message)),
+    // OFFICE_TEST_PG_LOG=1 echoes the server's log: a deadlock report there names both statements.
+    onLog: (message) => {
+      log.push(String(message));
+      if (process.env.OFFICE_TEST_PG_LOG === '1') process.stderr.write(String(message));
+    },
     onError: (error) => log.push(String(error)),
   });
   try {
