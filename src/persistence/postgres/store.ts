@@ -7,25 +7,17 @@ import { wallClock, type Clock } from '../../machines/clock.js';
 import type { SqliteStoreOptions } from '../sqlite/store.js';
 import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
-import { PgActivity, PgInbox } from './activity.js';
-import { PgBudgets } from './budgets.js';
-import { PgLeases } from './leases.js';
+import { sharedRepos } from '../sql/repos.js';
+import { postgresDialect } from './dialect.js';
 import { migratePostgres } from './migrate.js';
-import { PgAgents, PgProjects, PgWorkspaces } from './org.js';
 import { PgOutbox } from './outbox.js';
 import { PgReplicas } from './replicas.js';
 import { PgSignals } from './notify.js';
 import { PgRoutines } from './routines.js';
-import { PgRuns } from './runs.js';
 import { PgSnapshots } from './snapshots.js';
-import { PgStats } from './stats.js';
 import { PgSql } from './sql.js';
 import { toStorageUnavailable } from './storageFailure.js';
-import { PgSessions } from './sessions.js';
-import { PgSummaries } from './summaries.js';
-import { PgTokens } from './tokens.js';
-import { PgDeliveries } from './deliveries.js';
-import { PgApprovals, PgComments, PgTasks } from './tasks.js';
+import { PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
 
 export interface PostgresStoreOptions extends Omit<SqliteStoreOptions, 'path' | 'synchronous'> {
@@ -330,27 +322,13 @@ export class PostgresStore implements Store {
 
   private reposOn(sql: PgSql): Repos {
     return {
-      workspaces: new PgWorkspaces(sql),
-      projects: new PgProjects(sql),
-      agents: new PgAgents(sql),
+      ...sharedRepos(postgresDialect(sql)),
       tasks: new PgTasks(sql),
-      comments: new PgComments(sql),
-      approvals: new PgApprovals(sql),
-      budgets: new PgBudgets(sql),
-      activity: new PgActivity(sql),
-      inbox: new PgInbox(sql),
       wakeups: new PgWakeups(sql),
-      runs: new PgRuns(sql),
-      summaries: new PgSummaries(sql),
-      sessions: new PgSessions(sql),
       routines: new PgRoutines(sql),
       snapshots: new PgSnapshots(sql),
       outbox: new PgOutbox(sql),
-      leases: new PgLeases(sql),
       replicas: new PgReplicas(sql),
-      stats: new PgStats(sql),
-      tokens: new PgTokens(sql),
-      deliveries: new PgDeliveries(sql),
     };
   }
 

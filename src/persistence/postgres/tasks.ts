@@ -1,8 +1,8 @@
-import { ApprovalsSql, CommentsSql, TasksSql, type LinkTable } from '../sql/tasks.js';
+import { TasksSql, type LinkTable } from '../sql/tasks.js';
 import { postgresDialect } from './dialect.js';
 import type { PgSql } from './sql.js';
 
-/** The shared statements (../sql/tasks.ts) on this backend's connection. */
+/** The shared statements (../sql/tasks.ts) on this backend's connection, with a task's links inserted in one statement. */
 export class PgTasks extends TasksSql {
   constructor(sql: PgSql) { super(postgresDialect(sql)); }
 
@@ -19,10 +19,3 @@ export class PgTasks extends TasksSql {
   }
 }
 
-export class PgComments extends CommentsSql {
-  constructor(sql: PgSql) { super(postgresDialect(sql)); }
-}
-
-export class PgApprovals extends ApprovalsSql {
-  constructor(sql: PgSql) { super(postgresDialect(sql)); }
-}

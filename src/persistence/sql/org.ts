@@ -1,4 +1,4 @@
-/** Workspaces, projects and agents: the statements both backends run (sqlite/org.ts, postgres/org.ts). */
+/** Workspaces, projects and agents: the statements both backends run. */
 import type { Agent, Project, Workspace } from '../../domain/types.js';
 import type { AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
 import { AGENTS, PROJECTS, WORKSPACES } from '../tables.js';

@@ -7,25 +7,17 @@ import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '.
 import { wallClock, type Clock } from '../../machines/clock.js';
 import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
-import { SqliteActivity, SqliteInbox } from './activity.js';
-import { SqliteBudgets } from './budgets.js';
 import { openDatabase } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
-import { SqliteLeases, SqliteReplicas } from './leases.js';
 import { SqliteOutbox } from './outbox.js';
+import { SqliteReplicas } from './replicas.js';
+import { sharedRepos } from '../sql/repos.js';
+import { sqliteDialect } from './dialect.js';
 import { SqliteSnapshots } from './snapshots.js';
-import { SqliteStats } from './stats.js';
-import { SqliteSessions } from './sessions.js';
-import { SqliteSummaries } from './summaries.js';
-import { SqliteTokens } from './tokens.js';
-import { SqliteDeliveries } from './deliveries.js';
-import { SqliteAgents, SqliteProjects, SqliteWorkspaces } from './org.js';
 import { SqliteRoutines } from './routines.js';
-import { SqliteRuns } from './runs.js';
 import { Sql } from './sql.js';
 import { toStorageUnavailable } from './storageFailure.js';
-import { SqliteApprovals, SqliteComments, SqliteTasks } from './tasks.js';
 import { SqliteWakeups } from './wakeups.js';
 
 /** Bounds on one group commit, so a burst cannot hold every caller for long. */
@@ -118,28 +110,14 @@ export class SqliteStore implements Store {
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
     this.sql = new Sql(this.db);
+    const dialect = sqliteDialect(this.sql);
     this.repos = {
-      workspaces: new SqliteWorkspaces(this.sql),
-      projects: new SqliteProjects(this.sql),
-      agents: new SqliteAgents(this.sql),
-      tasks: new SqliteTasks(this.sql),
-      comments: new SqliteComments(this.sql),
-      approvals: new SqliteApprovals(this.sql),
-      budgets: new SqliteBudgets(this.sql),
-      activity: new SqliteActivity(this.sql),
-      inbox: new SqliteInbox(this.sql),
+      ...sharedRepos(dialect),
       wakeups: new SqliteWakeups(this.sql),
-      runs: new SqliteRuns(this.sql),
-      summaries: new SqliteSummaries(this.sql),
-      sessions: new SqliteSessions(this.sql),
       routines: new SqliteRoutines(this.sql),
       snapshots: new SqliteSnapshots(this.sql),
       outbox: new SqliteOutbox(this.sql),
-      leases: new SqliteLeases(this.sql),
       replicas: new SqliteReplicas(this.sql),
-      stats: new SqliteStats(this.sql),
-      tokens: new SqliteTokens(this.sql),
-      deliveries: new SqliteDeliveries(this.sql),
     };
   }
 

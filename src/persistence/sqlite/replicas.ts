@@ -1,12 +1,6 @@
-import { LeasesSql } from '../sql/leases.js';
 import { ReplicasSql } from '../sql/replicas.js';
 import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
-
-/** The shared statements (../sql/leases.ts) on this backend's connection. */
-export class SqliteLeases extends LeasesSql {
-  constructor(sql: Sql) { super(sqliteDialect(sql)); }
-}
 
 /**
  * The shared statements (../sql/replicas.ts) on this backend's connection. SQLite: one process holds
