@@ -1,7 +1,7 @@
 /** The activity log and the inbox, on both backends. */
 import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
 import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
-import { clampLimit, whereClause } from '../sqlite/table.js';
+import { clampLimit, whereClause } from './filters.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { ACTIVITY, INBOX } from '../tables.js';
 

@@ -1,6 +1,6 @@
 import type { Run } from '../../domain/types.js';
 import type { CheckoutWaiter, ClosedRun, Fence, RunEnding, RunFilter, RunRepo } from '../store.js';
-import { clampLimit, whereClause } from '../sqlite/table.js';
+import { clampLimit, whereClause } from './filters.js';
 import { RUNS } from '../tables.js';
 import { fencedBy, type Dialect, type RowTable, type SqlRunner } from './dialect.js';
 

@@ -1,7 +1,7 @@
 /** Tasks (with their blockers and reviewers), comments and approvals: the statements both backends run (PostgreSQL inserts a task's links its own way: postgres/tasks.ts). */
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
 import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
-import { clampLimit } from '../sqlite/table.js';
+import { clampLimit } from './filters.js';
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';

@@ -1,6 +1,6 @@
 import type { Wakeup } from '../../domain/types.js';
 import type { EnqueueResult, Fence, FoldRule, WakeupFilter, WakeupRepo } from '../store.js';
-import { clampLimit, whereClause } from '../sqlite/table.js';
+import { clampLimit, whereClause } from './filters.js';
 import { WAKEUPS } from '../tables.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
 import { DispatchClaim } from './dispatchClaim.js';
