@@ -2,10 +2,12 @@
  * A replica in this test process: a scheduler on a shared PostgreSQL database, with its own HTTP
  * server and its own injected clock, so each test moves lease time by hand, replica by replica.
  */
+import { afterEach } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { freshDatabase } from '../store/postgresFactory.js';
 import { FAST_ENV, request } from './harness.js';
 
 export interface InProcessReplica {
@@ -31,4 +33,36 @@ export async function startInProcessReplica(databaseUrl: string, id: string, opt
   const scheduler = await createScheduler({ config, clock, functions: options.functions ?? new Map() });
   const { url } = await scheduler.start();
   return { id, clock, scheduler, url: url!, api: (method, path, body) => request(url!, method, path, body) };
+}
+
+/**
+ * The replicas of each test of a file, on a fresh PostgreSQL database made at the test's first
+ * start: those still running are stopped, the last started first, and the database dropped, after
+ * each test.
+ */
+export function replicasPerTest() {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  const running: InProcessReplica[] = [];
+  afterEach(async () => {
+    for (const replica of running.splice(0).reverse()) await replica.scheduler.stop().catch(() => undefined);
+    await database?.drop();
+    database = null;
+  });
+  return {
+    async start(id: string, options: InProcessReplicaOptions): Promise<InProcessReplica> {
+      database ??= await freshDatabase();
+      const replica = await startInProcessReplica(database.url, id, options);
+      running.push(replica);
+      return replica;
+    },
+    /** Stops a replica before its test ends: a shutdown under test. */
+    async stop(replica: InProcessReplica): Promise<void> {
+      running.splice(running.indexOf(replica), 1);
+      await replica.scheduler.stop();
+    },
+    /** The test's database, once a replica started on it. */
+    get databaseUrl(): string {
+      return database!.url;
+    },
+  };
 }

@@ -4,32 +4,20 @@
  * Unattended follow-on work then needs its own routine-run slot, and at a cap is refused and logged.
  * The WakeupService on a real SQLite store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createStore } from '../../src/persistence/createStore.js';
-import type { Store } from '../../src/persistence/store.js';
 import { WakeupService, type EnqueueRequest } from '../../src/services/wakeups.js';
+import { disposedAfterEach, sqliteStoreFactory } from '../store/factory.js';
 import { seedAgent, wakeupRow } from '../store/rows.js';
 
-let dir: string | undefined;
-let store: Store | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-  dir = undefined;
-});
+const freshStore = disposedAfterEach(sqliteStoreFactory);
 
 const NOW = 1_000_000;
 const UNATTENDED = { unattended: true, on_behalf_of: 'tok_alice' };
 
 async function setUp() {
-  dir = mkdtempSync(join(tmpdir(), 'office-audit-unfold-'));
-  store = createStore({ dbPath: join(dir, 'office.db'), sqliteSync: 'NORMAL' }, { now: () => NOW, publish: () => undefined });
+  const { store } = await freshStore({ now: () => NOW });
   const config = loadConfig({ OFFICE_COALESCE_WINDOW_MS: '5000', OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '100' });
   const queued: string[] = [];
   const wakeups = new WakeupService(config, pino({ level: 'silent' }), {

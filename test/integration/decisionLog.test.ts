@@ -3,40 +3,14 @@
  * for skips, cancels or coalesces that never happened. Real SQLite store, a pino logger whose lines
  * are captured.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/persistence/createStore.js';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/persistence/store.js';
 import { recordDecision } from '../../src/services/activity.js';
+import { capturingLogger } from '../helpers/logs.js';
+import { disposedAfterEach, sqliteStoreFactory } from '../store/factory.js';
 
-let dir: string | undefined;
-let store: Store | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-  dir = undefined;
-});
-
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'info' }, stream), lines };
-}
-
-function openStore(): Store {
-  dir = mkdtempSync(join(tmpdir(), 'office-decision-log-'));
-  return createStore({ dbPath: join(dir, 'office.db'), sqliteSync: 'NORMAL' }, { now: () => 1_000, publish: () => undefined });
-}
+const freshStore = disposedAfterEach(sqliteStoreFactory);
+const openStore = async (): Promise<Store> => (await freshStore({ now: () => 1_000 })).store;
 
 /** Lets pino's stream write what it was given. */
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -45,7 +19,7 @@ const decision = (code: string) => ({ workspace_id: 'ws_1', code, agent_id: 'agt
 
 describe('decision log lines', () => {
   it('a rolled-back transaction emits no decision log line, and its activity entry is gone with it', async () => {
-    store = openStore();
+    const store = await openStore();
     const { log, lines } = capturingLogger();
     await expect(store.transaction(async (tx) => {
       await recordDecision(tx, log, decision('wakeup_idle_skipped'), 1_000);
@@ -57,7 +31,7 @@ describe('decision log lines', () => {
   });
 
   it('a committed transaction logs its decision once, after the commit', async () => {
-    store = openStore();
+    const store = await openStore();
     const { log, lines } = capturingLogger();
     let loggedBeforeCommit = -1;
     await store.transaction(async (tx) => {
@@ -72,7 +46,7 @@ describe('decision log lines', () => {
   });
 
   it('every decision log line carries unattended and on_behalf_of, as its entry does: the routine owner for unattended work, false and null for attended', async () => {
-    store = openStore();
+    const store = await openStore();
     const { log, lines } = capturingLogger();
     await store.transaction(async (tx) => {
       await recordDecision(tx, log, { ...decision('wakeup_retry_scheduled'), unattended: true, on_behalf_of: 'tok_alice' }, 1_000);

@@ -222,7 +222,7 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
   });
 
   it('an outbox event a dead replica never delivered is delivered by a live one once its claim expires', async () => {
-    const { a, b, sql, databaseUrl } = await twoReplicas();
+    const { a, sql, databaseUrl } = await twoReplicas();
     const workspace = await a.api('POST', '/api/office/workspaces', { name: 'Acme' });
     const agentId = await createAgent(a, workspace.body.id, 'Worker');
     const task = await a.api('POST', '/api/office/tasks', { workspace_id: workspace.body.id, title: 'Review', assignee_agent_instance_id: agentId });

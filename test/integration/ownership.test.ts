@@ -7,14 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { newTask } from '../../src/domain/tasks.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { agentPidsOf, killAgentsOf, startServer } from '../crash/harness.js';
 import { FAST_ENV, FIXTURES, request, seedAgent, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { capturingLogger } from '../helpers/logs.js';
 import { killServer } from '../helpers/processes.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
@@ -171,14 +170,3 @@ describe('the recovery sweep of an owner', () => {
   });
 });
 
-/** A pino logger whose JSON lines land in `lines`. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'info' }, stream), lines };
-}

@@ -5,15 +5,14 @@
  * while the others' move on; its sessions keep running in this process, which is what a replica cut
  * off from the database looks like, and the fence must hold against it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { rendezvousOwner } from '../../src/actors/replicas.js';
 import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { FAST_ENV, waitFor } from '../helpers/harness.js';
-import { startInProcessReplica, type InProcessReplica } from '../helpers/replicas.js';
-import { freshDatabase } from '../store/postgresFactory.js';
+import { replicasPerTest, type InProcessReplica } from '../helpers/replicas.js';
 import { wakeupRow } from '../store/rows.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -22,20 +21,10 @@ const LEASE_MS = LEASE_SEC * 1000;
 
 type Replica = InProcessReplica;
 
-let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
-const running: Replica[] = [];
+const cluster = replicasPerTest();
 
-afterEach(async () => {
-  for (const replica of running.splice(0).reverse()) await replica.scheduler.stop().catch(() => undefined);
-  await database?.drop();
-  database = null;
-});
-
-async function startReplica(id: string, functions = new Map<string, AgentFunction>(), at = T0): Promise<Replica> {
-  database ??= await freshDatabase();
-  const replica = await startInProcessReplica(database.url, id, { functions, at, env: { OFFICE_LEASE_SEC: String(LEASE_SEC) } });
-  running.push(replica);
-  return replica;
+function startReplica(id: string, functions = new Map<string, AgentFunction>(), at = T0): Promise<Replica> {
+  return cluster.start(id, { functions, at, env: { OFFICE_LEASE_SEC: String(LEASE_SEC) } });
 }
 
 /** Moves a replica's clock (firing its heartbeat timers) and runs one heartbeat to completion. */
@@ -338,11 +327,10 @@ describe('replicas on one PostgreSQL', () => {
     const r1 = await startReplica('r1', new Map([['quick', quick]]));
     const ws = await seedWorkspace(r1);
     await createAgent(r1, ws);
-    await r1.scheduler.stop();
-    running.splice(running.indexOf(r1), 1);
+    await cluster.stop(r1);
     const clock = new SimulatedClock();
     clock.set(T0);
-    const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: database!.url, OFFICE_REPLICA_ID: 'r2', OFFICE_LEASE_SEC: String(LEASE_SEC) });
+    const config = loadConfig({ ...FAST_ENV, OFFICE_DATABASE_URL: cluster.databaseUrl, OFFICE_REPLICA_ID: 'r2', OFFICE_LEASE_SEC: String(LEASE_SEC) });
     const booting = await createScheduler({ config, clock, functions: new Map([['quick', quick]]) });
     try {
       await booting.replicas.join();
@@ -366,8 +354,7 @@ describe('replicas on one PostgreSQL', () => {
     const agents = [await createAgent(leaving, ws), await createAgent(leaving, ws)];
     const survivor = await startReplica('r-survivor', functions);
 
-    await leaving.scheduler.stop();
-    running.splice(running.indexOf(leaving), 1);
+    await cluster.stop(leaving);
     // No time passes: the released leases are free at once.
     await beat(survivor);
     for (const agent of agents) expect(await holderOf(survivor, agent)).toBe('r-survivor');

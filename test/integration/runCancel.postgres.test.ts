@@ -5,31 +5,20 @@
  * each with its own HTTP server and a clock that stands still (no lease changes hands meanwhile).
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixtureAgent, waitFor } from '../helpers/harness.js';
 import { pidsWhere } from '../helpers/processes.js';
-import { startInProcessReplica, type InProcessReplica } from '../helpers/replicas.js';
-import { freshDatabase } from '../store/postgresFactory.js';
+import { replicasPerTest, type InProcessReplica } from '../helpers/replicas.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const GRACE_MS = 1_000;
 
 type Replica = InProcessReplica;
 
-let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
-const running: Replica[] = [];
+const cluster = replicasPerTest();
 
-afterEach(async () => {
-  for (const replica of running.splice(0).reverse()) await replica.scheduler.stop().catch(() => undefined);
-  await database?.drop();
-  database = null;
-});
-
-async function startReplica(id: string): Promise<Replica> {
-  database ??= await freshDatabase();
-  const replica = await startInProcessReplica(database.url, id, { at: T0, env: { OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) } });
-  running.push(replica);
-  return replica;
+function startReplica(id: string): Promise<Replica> {
+  return cluster.start(id, { at: T0, env: { OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) } });
 }
 
 describe.runIf(process.platform === 'linux')('cancelling a run across replicas', () => {

@@ -8,14 +8,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../src/config.js';
 import { hashSessionSecret, SESSION_COOKIE } from '../../src/domain/sessions.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV, startHarness, type Harness } from '../helpers/harness.js';
+import { capturingLogger } from '../helpers/logs.js';
 import { readStream } from '../helpers/stream.js';
 
 const TOKEN = 'sessions-test-token-7c2e';
@@ -201,15 +200,11 @@ describe('?token= on the event stream, kept for one release', () => {
   });
 
   it('still opens the stream and the dashboard, and logs a warning that says what to use instead', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    } });
+    const { log, lines } = capturingLogger('warn');
     dir = mkdtempSync(join(tmpdir(), 'office-sessions-'));
     scheduler = await createScheduler({
       config: loadConfig({ ...FAST_ENV, OFFICE_DB: join(dir, 'office.db'), OFFICE_API_TOKEN: TOKEN }),
-      logger: pino({ level: 'warn' }, sink),
+      logger: log,
     });
     const { url } = await scheduler.start();
     expect((await readStream(`${url!}/api/office/stream`, /event: hello/)).status).toBe(401);

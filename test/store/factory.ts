@@ -5,6 +5,7 @@
  * passing its factory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterEach } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainEvent } from '../../src/domain/events.js';
@@ -75,3 +76,16 @@ export const sqliteStoreFactory: StoreFactory = storeFactory(
   },
   async (dbPath, hooks) => ({ store: createStore({ dbPath, sqliteSync: 'NORMAL' }, hooks), inspect: createInspector({ dbPath }) }),
 );
+
+/** `factory`, with every store it makes disposed after the test that made it: for a test that opens its own. */
+export function disposedAfterEach(factory: StoreFactory): StoreFactory {
+  const made: StoreUnderTest[] = [];
+  afterEach(async () => {
+    for (const sut of made.splice(0)) await sut.dispose();
+  });
+  return async (hooks) => {
+    const sut = await factory(hooks);
+    made.push(sut);
+    return sut;
+  };
+}
