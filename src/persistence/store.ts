@@ -27,7 +27,6 @@
 import type {
   ActivityEntry,
   Agent,
-  AgentStatus,
   Approval,
   Budget,
   Comment,
