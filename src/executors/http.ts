@@ -3,7 +3,7 @@
  * prompt, authenticated with the run token; the JSON response is the result.
  */
 import { describeError, failedResult, okResult, resultFromBody, startStopwatch, tail, timedOutResult, timeoutMs } from './output.js';
-import type { Executor, HttpExecutorSpec, LaunchRequest, LaunchResult } from './types.js';
+import type { Executor, HttpExecutorSpec, LaunchRequest } from './types.js';
 
 export function httpRequestBody(request: LaunchRequest): Record<string, unknown> {
   return {
