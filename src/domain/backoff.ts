@@ -4,7 +4,7 @@
  *
  * Pure: time and randomness are passed in so plans are reproducible.
  */
-import { isRateLimitError, parseRateLimitReset } from './rateLimit.js';
+import { isRateLimitError, readRateLimitReset } from './rateLimit.js';
 
 /**
  * Up to 4 retries, one per backoff step (e.g. 2m, 10m, 30m, 2h); the 5th
@@ -97,6 +97,10 @@ export type RetryPlan =
       source: 'rate_limit_parsed' | 'backoff';
       /** The provider's reset instant (without buffer) when it drove retryAt. */
       parsedResetAt: Date | null;
+      /** The limit form (rateLimit.ts LIMIT_FORMS, or a structured event) that gave parsedResetAt. */
+      resetForm: string | null;
+      /** Why a reset the text named was not used (a daylight-saving gap, an impossible time, already past). */
+      unusableReset: string | null;
       rateLimited: boolean;
     }
   | {
@@ -116,13 +120,20 @@ export type PlanRetryInput = {
   bufferSec: number;
   maxRetries?: number;
   random: () => number;
+  /** The host's IANA time zone: a clock time the text names with no zone is read in it. Default UTC. */
+  hostZone?: string;
+  /**
+   * What the session itself said in a structured event (an agent program's rate-limit event),
+   * which wins over the text: whether it was a limit, and the reset it named.
+   */
+  signal?: { rateLimited: boolean; resetAt: number | null } | null;
 };
 
 /** Decides whether and when a failed run is retried, or that it escalates. */
 export function planRetry(input: PlanRetryInput): RetryPlan {
   const { errorText, now, retryCount, steps, jitter, bufferSec, random } = input;
   const maxRetries = input.maxRetries ?? MAX_RETRY_COUNT;
-  const rateLimited = isRateLimitError(errorText);
+  const rateLimited = input.signal?.rateLimited === true || isRateLimitError(errorText);
 
   // Checked before anything else: a provider that keeps rate-limiting us
   // must still surface to a human after the retry budget is spent.
@@ -131,9 +142,10 @@ export function planRetry(input: PlanRetryInput): RetryPlan {
   }
 
   const nextRetryCount = retryCount + 1;
-  const resetAt = rateLimited ? parseRateLimitReset(errorText, now) : null;
-  if (resetAt !== null) {
-    const retryAt = new Date(resetAt.getTime() + bufferSec * 1_000);
+  const reset = rateLimited ? resetOf(errorText, now, input) : null;
+  let unusableReset = reset && 'unusable' in reset ? reset.unusable : null;
+  if (reset && 'at' in reset) {
+    const retryAt = new Date(reset.at.getTime() + bufferSec * 1_000);
     // A reset already in the past (stale text, clock skew) says nothing about
     // when to retry, so it falls through to ordinary backoff.
     if (retryAt.getTime() > now.getTime()) {
@@ -142,10 +154,13 @@ export function planRetry(input: PlanRetryInput): RetryPlan {
         retryAt,
         retryCount: nextRetryCount,
         source: 'rate_limit_parsed',
-        parsedResetAt: resetAt,
+        parsedResetAt: reset.at,
+        resetForm: reset.form,
+        unusableReset: null,
         rateLimited,
       };
     }
+    unusableReset = `the reset it names (${reset.at.toISOString()}) has passed`;
   }
 
   const delayMs = backoffDelayMs(retryCount, steps, jitter, random);
@@ -155,6 +170,15 @@ export function planRetry(input: PlanRetryInput): RetryPlan {
     retryCount: nextRetryCount,
     source: 'backoff',
     parsedResetAt: null,
+    resetForm: null,
+    unusableReset,
     rateLimited,
   };
+}
+
+/** The reset a structured event named, else the one the text names (or why it names none usable). */
+function resetOf(errorText: string, now: Date, input: PlanRetryInput) {
+  const signalled = input.signal?.resetAt ?? null;
+  if (signalled !== null) return { form: 'structured_event', at: new Date(signalled) };
+  return readRateLimitReset(errorText, now, input.hostZone);
 }

@@ -105,6 +105,8 @@ describe('planRetry', () => {
       retryCount: 1,
       source: 'rate_limit_parsed',
       parsedResetAt: new Date('2026-01-15T04:00:00Z'),
+      resetForm: 'clock_host_zone',
+      unusableReset: null,
       rateLimited: true,
     });
   });
@@ -141,6 +143,8 @@ describe('planRetry', () => {
       retryCount: 2,
       source: 'backoff',
       parsedResetAt: null,
+      resetForm: null,
+      unusableReset: expect.stringContaining('has passed'),
       rateLimited: true,
     });
   });
@@ -153,6 +157,8 @@ describe('planRetry', () => {
       retryCount: 1,
       source: 'backoff',
       parsedResetAt: null,
+      resetForm: null,
+      unusableReset: null,
       rateLimited: true,
     });
   });

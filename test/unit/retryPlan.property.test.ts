@@ -53,6 +53,8 @@ describe('planRetry properties', () => {
             retryCount: retryCount + 1,
             source: 'rate_limit_parsed',
             parsedResetAt: new Date(resetMs),
+            resetForm: 'reset_time_epoch',
+            unusableReset: null,
             rateLimited: true,
           });
         }),
