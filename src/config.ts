@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseDurationList } from './domain/backoff.js';
+import { isSchedulerSetting } from './domain/agentEnvironment.js';
 import { isLoopbackHost } from './domain/binding.js';
 
 /**
@@ -56,6 +57,11 @@ const ConfigSchema = z.object({
   OFFICE_LOOP_DETECTOR_RUNS: integer(0, 1000).default(5),
   OFFICE_SHUTDOWN_GRACE_MS: integer(0, 3_600_000).default(10_000),
   OFFICE_RUN_TIMEOUT_SEC: z.coerce.number().positive().max(7 * 86_400).default(7200),
+  OFFICE_AGENT_ENV: nameList.refine((names) => !names.some(isSchedulerSetting), {
+    message: "expected names of variables to pass on to agent sessions, such as GITHUB_TOKEN,AWS_PROFILE; the scheduler's own OFFICE_* settings never reach an agent",
+  }).default([]),
+  OFFICE_QUOTA_RELEASE_SPREAD_SEC: z.coerce.number().min(0).max(3600).default(30),
+  OFFICE_TRANSCRIPT_MAX_BYTES: integer(1024, 256 * 1024 * 1024).default(1024 * 1024),
   OFFICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OFFICE_INSPECT: optionalString,
 });
@@ -91,6 +97,14 @@ export interface Config {
   shutdownGraceMs: number;
   /** The timeout of every run whose executor sets no `timeout_sec`. */
   runTimeoutSec: number;
+  /** OFFICE_AGENT_ENV: names of the scheduler's environment passed on to agent sessions, besides the allow-list. */
+  agentEnvNames: string[];
+  /** How long after a shared quota's reset the agents it held start, spread out in the order they were held. */
+  quotaReleaseSpreadMs: number;
+  /** How much of what a session printed its run keeps (the last bytes). */
+  transcriptMaxBytes: number;
+  /** The host's IANA time zone: a limit message's clock time with no zone ("try again at 3:35 AM") is read in it. */
+  hostTimeZone: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   inspectUrl: string | undefined;
 }
@@ -134,6 +148,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loopDetectorRuns: c.OFFICE_LOOP_DETECTOR_RUNS,
     shutdownGraceMs: c.OFFICE_SHUTDOWN_GRACE_MS,
     runTimeoutSec: c.OFFICE_RUN_TIMEOUT_SEC,
+    agentEnvNames: c.OFFICE_AGENT_ENV,
+    quotaReleaseSpreadMs: Math.round(c.OFFICE_QUOTA_RELEASE_SPREAD_SEC * 1000),
+    transcriptMaxBytes: c.OFFICE_TRANSCRIPT_MAX_BYTES,
+    // The zone the host's clock shows (Node reads TZ into it).
+    hostTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
     logLevel: c.OFFICE_LOG_LEVEL,
     inspectUrl: c.OFFICE_INSPECT,
   };

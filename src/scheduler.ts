@@ -32,6 +32,7 @@ import { wallClock, type Clock } from './machines/clock.js';
 import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
+import { QuotaService } from './services/quotas.js';
 import { DeliveryService } from './services/delivery.js';
 import { RoutineService } from './services/routines.js';
 import { RunCancelService } from './services/runCancel.js';
@@ -122,7 +123,9 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
   const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
-  const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec, stopGraceMs: config.shutdownGraceMs });
+  const environment = { host: process.env, extraNames: config.agentEnvNames };
+  const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec, stopGraceMs: config.shutdownGraceMs, environment });
+  const quotas = new QuotaService({ config, log, host: environment.host });
 
   const pipeline = new RunPipeline({
     store, clock, config, log, wakeups, owner,
@@ -133,6 +136,12 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
     agentChanged: notifier.agentChanged,
+    quotaKeyOf: quotas.keyOf,
+    exhaustQuota: async (tx, exhaustion, now) => {
+      await quotas.exhaust(tx, exhaustion, now);
+      tx.afterCommit(() => notifier.quotaChanged(exhaustion.key));
+    },
+    transcripts: { store, clock, timers: wallClock, log, maxBytes: config.transcriptMaxBytes, publish: notifier.transcriptPrinted },
   });
   // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
   const runCancels = new RunCancelService({ store, clock, log, wakeups, stopSession: (run) => announceCancelledRun(feed, run) });
@@ -174,7 +183,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const stopTaskFeed = feedTaskChanges(bus, feed);
 
   const app = await buildApp({
-    config, store, clock, org, tasks, wakeups, routines, runCancels, supervisor, feed, replicaId: owner,
+    config, store, clock, org, tasks, wakeups, routines, runCancels, quotas, supervisor, feed, replicaId: owner,
     isReady: () => ready,
     metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
   }, log);

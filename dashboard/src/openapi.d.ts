@@ -443,6 +443,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/office/runs/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a run's session printed, parsed into events
+         * @description Answers while the run runs (at most half a second behind the event stream, which carries new events live as `transcript` items). A run keeps its last OFFICE_TRANSCRIPT_MAX_BYTES; past that `truncated` is true.
+         */
+        get: operations["getRunTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/office/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent programs' shared quotas exhausted now
+         * @description A quota is exhausted when a session's limit named its reset: until then no session starts for the agents whose executors share its key, and their wakeups stay queued with no retry spent. `?all=true` also lists the quotas that are not exhausted now but were, or that warned of a limit near.
+         */
+        get: operations["listQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/office/runs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -809,6 +849,66 @@ export interface components {
             kind: "function";
             name: string;
             timeout_sec?: number;
+        } | {
+            /** @constant */
+            kind: "claude_code";
+            /** @description The program to run; default `claude`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
+        } | {
+            /** @constant */
+            kind: "codex";
+            /** @description The program to run; default `codex`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
+        } | {
+            /** @constant */
+            kind: "gemini_cli";
+            /** @description The program to run; default `gemini`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
         };
         WakeupsPoint: {
             /**
@@ -916,6 +1016,66 @@ export interface components {
             kind: "function";
             name: string;
             timeout_sec?: number;
+        } | {
+            /** @constant */
+            kind: "claude_code";
+            /** @description The program to run; default `claude`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
+        } | {
+            /** @constant */
+            kind: "codex";
+            /** @description The program to run; default `codex`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
+        } | {
+            /** @constant */
+            kind: "gemini_cli";
+            /** @description The program to run; default `gemini`, found on the session's PATH. */
+            command?: string;
+            /** @description Extra arguments, after the ones the scheduler chooses. */
+            args?: string[];
+            /** @description Passed with the program's own model flag. */
+            model?: string;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            timeout_sec?: number;
+            /** @description USD per million tokens. Cached input is priced at cached_input_per_mtok_usd, or at the input price when absent. */
+            prices?: {
+                input_per_mtok_usd: number;
+                output_per_mtok_usd: number;
+                cached_input_per_mtok_usd?: number;
+            };
         };
         /** @description Every error status answers with this envelope. */
         Error: {
@@ -969,6 +1129,8 @@ export interface components {
             max_concurrent_sessions: number;
             cooldown_until: string | null;
             next_available_at: string | null;
+            /** @description While its program's shared quota is exhausted: when this agent may start again (the reset, the buffer and its share of the spread). */
+            quota_held_until?: string | null;
             /** @description The replica whose process runs the actor (it holds the agent's lease), or null while none holds it. */
             replica: string | null;
         };
@@ -1477,6 +1639,13 @@ export interface components {
         RoutineRunResponse: {
             routine_run: components["schemas"]["RoutineRun"];
         };
+        Usage: {
+            /** @description Every input token, the cached ones included. */
+            input_tokens: number;
+            output_tokens: number;
+            /** @description The part of the input served from a cache. */
+            cached_input_tokens: number;
+        };
         Run: {
             id: string;
             wakeup_id: string;
@@ -1499,7 +1668,20 @@ export interface components {
                 [key: string]: unknown;
             };
             error: string | null;
+            /** @description The cost the session reported, or computed from its usage at the executor's `prices`; null says why in `cost_note`. */
             cost_usd: number | null;
+            usage?: components["schemas"]["Usage"] | null;
+            /** @description Why `cost_usd` is null, or how it was computed. */
+            cost_note?: string | null;
+            /** @description The agent program's own session or thread id; the next run of the agent on the task resumes it. */
+            cli_session_id?: string | null;
+            /** @description The running totals the program reported for its session by the end of this run; a run that resumes the session records the difference. */
+            cli_session_totals?: {
+                cost_usd?: number;
+                usage?: components["schemas"]["Usage"];
+            } | null;
+            /** @description The transcript keeps only the last OFFICE_TRANSCRIPT_MAX_BYTES. */
+            transcript_truncated?: boolean;
             made_progress?: boolean | null;
             session_pid?: number | null;
             session_pgid?: number | null;
@@ -1517,6 +1699,44 @@ export interface components {
             created_at: string;
             started_at: string | null;
             finished_at: string | null;
+        };
+        TranscriptEvent: {
+            seq: number;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC
+             */
+            at: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr";
+            /** @description The program's event type (Claude Code's `assistant`, Codex's `item.completed`, …), or `line` for plain output. */
+            type: string;
+            /** @description The event's text where it has one (an assistant message, a tool call), the raw line otherwise. */
+            text: string;
+        };
+        Transcript: {
+            run_id: string;
+            workspace_id: string;
+            agent_id: string;
+            events: components["schemas"]["TranscriptEvent"][];
+            /** @description The run keeps only its last OFFICE_TRANSCRIPT_MAX_BYTES; earlier events were dropped. */
+            truncated: boolean;
+        };
+        Quota: {
+            /** @description The executor kind and a hash of the credential and endpoint variables its sessions see (`claude_code:default` when none is set). */
+            key: string;
+            kind: string;
+            /** @description The reset the program named (before OFFICE_RATE_LIMIT_BUFFER_SEC); null when not exhausted. */
+            exhausted_until: string | null;
+            /** @description When the agents it holds start: the reset plus the buffer (each agent then its share of OFFICE_QUOTA_RELEASE_SPREAD_SEC). */
+            release_at: string | null;
+            /** @description The limit message that exhausted it. */
+            reason: string | null;
+            /** @description The agents whose executors have this key. */
+            agents: string[];
+            /** @description What the program last said about a limit that is near (not a failure). */
+            warning: string | null;
+            warned_at: string | null;
         };
         InboxItem: {
             id: string;
@@ -4904,6 +5124,159 @@ export interface operations {
             };
             /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRunTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcript"];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id names nothing. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (256 characters); such a path may also answer 404. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Host header names a host this server does not serve (OFFICE_ALLOWED_HOSTS). */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal fault (internal_error); the server log has the details. Bad input never answers 500. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: {
+                /** @description Also list quotas not exhausted now. */
+                all?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quota"][];
+                };
+            };
+            /** @description Invalid input (validation_error), naming the offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token (or, for a webhook, a bad or missing signature). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A run token may not do this, or an owner rule forbids it. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

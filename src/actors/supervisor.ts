@@ -222,7 +222,7 @@ export class Supervisor implements WakeupNotifier {
       (outcome) => {
         this.pipelineErrors.delete(wakeupId);
         if (outcome.claimed === false) this.checkRefusedClaim(agentId, wakeupId, fence);
-        this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt);
+        this.ended(agentId, wakeupId, outcome.ranSession, outcome.retryAt, outcome.holdUntil ?? null);
       },
       (error) => {
         const attempts = (this.pipelineErrors.get(wakeupId) ?? 0) + 1;
@@ -255,9 +255,9 @@ export class Supervisor implements WakeupNotifier {
     this.deps.log.warn({ agent_id: agentId, owner: this.deps.ownership.owner }, 'stopped the actor of an agent another owner holds');
   }
 
-  private ended(agentId: string, wakeupId: string, ranSession: boolean, retryAt: number | null): void {
+  private ended(agentId: string, wakeupId: string, ranSession: boolean, retryAt: number | null, holdUntil: number | null = null): void {
     if (this.stopped) return;
-    this.actors.get(agentId)?.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, at: this.deps.clock.now() });
+    this.actors.get(agentId)?.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, holdUntil, at: this.deps.clock.now() });
   }
 
 }

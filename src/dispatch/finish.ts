@@ -7,7 +7,9 @@ import { planRetry } from '../domain/backoff.js';
 import type { Agent, Run, Wakeup } from '../domain/types.js';
 import { agentErrorKey } from '../domain/idempotency.js';
 import { provenanceOf } from '../domain/provenance.js';
-import type { Fence, Tx } from '../persistence/store.js';
+import { reportedCost, usageFromResult } from '../domain/agentPrograms.js';
+import type { Fence, RunEnding, Tx } from '../persistence/store.js';
+import type { SessionReport } from './launch.js';
 import { recordDecision } from '../services/activity.js';
 import { newId } from '../services/ids.js';
 import { decide } from './prepare.js';
@@ -21,6 +23,12 @@ export interface RunResult {
   interrupted?: boolean;
   /** False on the fallback path after a failed finish: record the result, skip actions and summaries. */
   followUps?: boolean;
+  /** What an agent program's session reported; absent: the usage, cost and session id are read from resultJson. */
+  report?: SessionReport | undefined;
+  /** The shared quota the session spent: a limit with a reset exhausts it for every agent on it. */
+  quotaKey?: string | null;
+  /** The agent program's session the run was to resume. */
+  resumedSessionId?: string | null;
 }
 
 export interface FinishOutcome {
@@ -37,8 +45,9 @@ export async function finishRun(
   ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number, fence: Fence = ctx.fenceOf(run.agent_id),
 ): Promise<FinishOutcome> {
   const status: Run['status'] = result.ok ? 'succeeded' : result.interrupted ? 'interrupted' : 'failed';
-  const cost = typeof result.resultJson.cost_usd === 'number' && result.resultJson.cost_usd >= 0 ? result.resultJson.cost_usd : null;
-  const ended = { status, result_json: result.resultJson, error: result.error, cost_usd: cost, finished_at: now };
+  const session = sessionRecordOf(result);
+  const cost = session.cost_usd;
+  const ended: RunEnding = { status, result_json: result.resultJson, error: result.error, finished_at: now, ...session };
   // Whether the run changed its task is the loop detector's question, asked of succeeded runs only.
   const progress = result.ok && run.task_id && result.followUps !== false ? { taskId: run.task_id, since: run.started_at ?? now } : null;
   // A succeeded session's wakeup is finished by the close itself, in the same statement.
@@ -47,12 +56,13 @@ export async function finishRun(
     await recordLateResult(ctx, tx, wakeup, run, status, fence, now);
     return { retryAt: null };
   }
+  await recordSessionNews(ctx, tx, wakeup, run, result, now);
   ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
   if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost, provenance: provenanceOf(run) });
 
   const finished = {
-    wakeup, run: { ...run, ...ended, made_progress: closed.madeProgress ?? run.made_progress ?? null }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok,
+    wakeup, run: { ...run, ...ended, assembled_prompt: ended.assembled_prompt ?? run.assembled_prompt, made_progress: closed.madeProgress ?? run.made_progress ?? null }, runId: run.id, agentId: run.agent_id, taskId: run.task_id, ok: result.ok,
     resultJson: result.resultJson, error: result.error, madeProgress: closed.madeProgress,
   };
   if (result.ok) {
@@ -104,17 +114,25 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
     jitter: ctx.config.backoffJitter,
     bufferSec: ctx.config.rateLimitBufferSec,
     random: ctx.random,
+    hostZone: ctx.config.hostTimeZone,
+    signal: result.report?.rateLimit ? { rateLimited: true, resetAt: result.report.rateLimit.resetAt } : null,
   });
+  if (plan.kind === 'retry' && plan.parsedResetAt && result.quotaKey) {
+    await ctx.exhaustQuota(tx, { key: result.quotaKey, run, resetAt: plan.parsedResetAt.getTime(), releaseAt: plan.retryAt.getTime(), reason: errorText }, now);
+  }
   if (plan.kind === 'retry') {
     const retryAt = plan.retryAt.getTime();
     await tx.wakeups.update(wakeup.id, {
       status: 'scheduled_retry', retry_count: plan.retryCount, scheduled_retry_at: retryAt, available_at: retryAt, error: errorText,
     });
     await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_retry_scheduled',
-      `${result.interrupted ? 'interrupted' : 'failed'}; retry ${plan.retryCount} scheduled for ${plan.retryAt.toISOString()} (${plan.source})`,
+      `${result.interrupted ? 'interrupted' : 'failed'}; retry ${plan.retryCount} scheduled for ${plan.retryAt.toISOString()} (${plan.source})${plan.unusableReset ? `; the limit named no usable reset: ${plan.unusableReset}` : ''}`,
       now, {
         source: plan.source,
         parsed_reset_at: plan.parsedResetAt?.toISOString() ?? null,
+        reset_form: plan.resetForm,
+        // A reset the text named but that is no reset time (a DST gap, an impossible time, already past): said, then backoff.
+        unusable_reset: plan.unusableReset,
         retry_count: plan.retryCount,
         scheduled_retry_at: plan.retryAt.toISOString(),
         rate_limited: plan.rateLimited,
@@ -168,4 +186,39 @@ async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, age
     message: `failed after ${retryCount} retries; ${notify ? `escalated to ${notify.name}` : 'no coordinator to escalate to'}`,
     details: { coordinator_id: notify?.id ?? null, retry_count: retryCount },
   }, now, 'error');
+}
+
+/** The run's usage, cost and session as the executor reported them, or as a result object carries them (API.md). */
+function sessionRecordOf(result: RunResult): Pick<RunEnding, 'cost_usd' | 'usage' | 'cost_note' | 'cli_session_id' | 'cli_session_totals' | 'assembled_prompt'> {
+  const report = result.report;
+  if (report) {
+    return {
+      cost_usd: report.cost_usd, usage: report.usage, cost_note: report.cost_note, cli_session_id: report.cli_session_id,
+      cli_session_totals: report.totals, ...(report.resumeRefused ? { assembled_prompt: report.prompt } : {}),
+    };
+  }
+  const json = result.resultJson;
+  const usage = usageFromResult(json);
+  const cost = reportedCost(json.cost_usd);
+  const sessionId = typeof json.cli_session_id === 'string' && json.cli_session_id.length > 0 ? json.cli_session_id : null;
+  return {
+    cost_usd: cost, usage, cli_session_id: sessionId, cli_session_totals: null,
+    cost_note: cost !== null ? null : usage !== null ? 'the result reported tokens but no cost_usd' : null,
+  };
+}
+
+/** What an agent program's session said besides its outcome: a refused resume, a limit that is near. */
+async function recordSessionNews(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number) {
+  const report = result.report;
+  if (!report) return;
+  if (report.resumeRefused) {
+    await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_resume_refused',
+      `${run.executor_kind} could not resume session ${result.resumedSessionId ?? '(unknown)'} (not found); the run started afresh at once with the full prompt`,
+      now, { executor_kind: run.executor_kind, session_id: result.resumedSessionId ?? null }, 'warn');
+  }
+  if (report.limitWarning && result.quotaKey) {
+    await tx.quotas.warn(result.quotaKey, run.executor_kind ?? 'unknown', report.limitWarning, now);
+    await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'quota_limit_near', `its ${run.executor_kind} quota is near its limit: ${report.limitWarning}`,
+      now, { quota_key: result.quotaKey }, 'warn');
+  }
 }

@@ -4,7 +4,41 @@
  * executors (src/executors) implement them, so imports point from executors to dispatch.
  */
 import type { Logger } from 'pino';
+import type { SessionTotals, Usage } from '../domain/agentPrograms.js';
 import type { ExecutorSpec } from '../domain/executors.js';
+import type { OutputStream, TranscriptEvent } from '../domain/transcript.js';
+
+export type { SessionTotals };
+
+export type { OutputStream, TranscriptEvent };
+
+/** The session a run resumes (API.md, "Resumed sessions"). */
+export interface ResumeRequest {
+  /** The program's own session or thread id, as the previous run recorded it. */
+  sessionId: string;
+  /** What the run sends instead, should the program refuse to resume (session not found). */
+  fullPrompt: string;
+  /** The session's running totals at the end of the previous run, to subtract. */
+  totals: SessionTotals | null;
+}
+
+/** What a run records of its session, besides its outcome (API.md, "What a run records"). */
+export interface SessionReport {
+  usage: Usage | null;
+  cost_usd: number | null;
+  /** Why cost_usd is null (tokens but no prices, no usage reported), or how it was computed. */
+  cost_note: string | null;
+  cli_session_id: string | null;
+  totals: SessionTotals | null;
+  /** The session said, in a structured event, that a limit rejected it; with the reset it named. */
+  rateLimit: { resetAt: number | null } | null;
+  /** The session said a limit is near (Claude Code's `allowed_warning`): recorded on the quota, not a failure. */
+  limitWarning: string | null;
+  /** The program refused to resume the session: the run went on at once with the full prompt. */
+  resumeRefused: boolean;
+  /** The prompt the session was given in the end: the full prompt after a refused resume. */
+  prompt: string;
+}
 
 /** Everything an executor needs to start one agent session for one run. */
 export interface LaunchRequest {
@@ -30,6 +64,15 @@ export interface LaunchRequest {
   onStarted?: () => void;
   /** Called with the session's process identity, for command sessions, as soon as it runs. */
   onSession?: (session: SessionIdentity) => void;
+  /** Each event of what the session prints, as it prints it (command and agent-program sessions). */
+  onTranscript?: (events: TranscriptEvent[]) => void;
+  /** The session to resume, for an agent program whose previous run on the task recorded one. */
+  resume?: ResumeRequest | null;
+  /**
+   * Where a session's environment comes from (domain/agentEnvironment.ts): the scheduler's own
+   * (default process.env) and OFFICE_AGENT_ENV. The executors set it from their options.
+   */
+  environment?: { host: Readonly<Record<string, string | undefined>>; extraNames: readonly string[] };
 }
 
 export interface LaunchResult {
@@ -40,6 +83,8 @@ export interface LaunchResult {
   exitCode: number | null;
   timedOut: boolean;
   durationMs: number;
+  /** What an agent program's session reported (usage, cost, session id); absent: read from resultJson. */
+  report?: SessionReport;
 }
 
 /** Starts one run's session through the executor its spec names. */

@@ -10,10 +10,13 @@ import type { LeftoverSession, SessionIdentity } from './launch.js';
 import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
+import { TranscriptRecorder } from './transcript.js';
 
 export interface DispatchOutcome {
   ranSession: boolean;
   retryAt: number | null;
+  /** Its program's shared quota is exhausted: the agent actor claims nothing of this agent before then. */
+  holdUntil?: number | null;
   /** False when the claim found nothing: the wakeup was gone, or its agent's lease is not this fence's. */
   claimed?: boolean;
 }
@@ -51,7 +54,7 @@ export class RunPipeline {
     const { store, clock } = this.ctx;
     const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now(), fence));
     if (prepared.kind === 'gone') return { ranSession: false, retryAt: null, claimed: false };
-    if (prepared.kind === 'deferred') return { ranSession: false, retryAt: prepared.until };
+    if (prepared.kind === 'deferred') return { ranSession: false, retryAt: prepared.until, holdUntil: prepared.holdAgent ? prepared.until : null };
     if (prepared.kind === 'waiting') return { ranSession: false, retryAt: null };
     if (prepared.kind === 'ended') {
       if (prepared.agentChanged) this.ctx.agentChanged(prepared.wakeup.agent_id);
@@ -66,6 +69,7 @@ export class RunPipeline {
       return { ranSession: false, retryAt: null };
     }
     const controller = new AbortController();
+    const transcript = new TranscriptRecorder(this.ctx.transcripts, run.id, prepared.agent.id);
     const launched = this.ctx.launch(prepared.spec, {
       runId: run.id,
       wakeupId: prepared.wakeup.id,
@@ -80,6 +84,8 @@ export class RunPipeline {
       sessionKey: run.session_key,
       signal: controller.signal,
       onSession: (session) => void this.recordSession(run, session),
+      onTranscript: transcript.add,
+      resume: prepared.resume,
     });
     this.inFlight.set(run.id, { agentId: prepared.agent.id, controller, done: launched });
     try {
@@ -92,7 +98,12 @@ export class RunPipeline {
         resultJson: result.resultJson,
         error: interrupted ? INTERRUPTED_ERROR : result.error,
         interrupted,
+        report: 'report' in result ? result.report : undefined,
+        quotaKey: prepared.quotaKey,
+        resumedSessionId: prepared.resume?.sessionId ?? null,
       };
+      // The run's close follows its transcript: a reader of an ended run sees all it printed.
+      await transcript.flush();
       const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, run, recorded, clock.now(), fence);
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {

@@ -4,7 +4,9 @@ import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
 import type { WakeupService } from '../services/wakeups.js';
+import type { ExecutorSpec } from '../domain/executors.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
+import type { TranscriptDeps } from './transcript.js';
 
 /** Everything the run pipeline needs, passed in whole at construction. */
 export interface PipelineContext {
@@ -28,6 +30,15 @@ export interface PipelineContext {
   afterRun: (tx: Tx, finished: FinishedRun, now: number) => Promise<void>;
   /** An agent's status changed inside the pipeline (budget pause, loop guard): its actor must hear. */
   agentChanged: (agentId: string) => void;
+  /** The shared quota an executor's sessions spend (QuotaService.keyOf); null for command, http and function agents. */
+  quotaKeyOf: (spec: ExecutorSpec) => string | null;
+  /**
+   * A session's limit named when its quota resets: every agent on the quota waits for it
+   * (QuotaService.exhaust, which counts the agents sharing the key for the release spread).
+   */
+  exhaustQuota: (tx: Tx, exhaustion: { key: string; run: Run; resetAt: number; releaseAt: number; reason: string }, now: number) => Promise<void>;
+  /** Where runs' transcripts go: the store, and the live feed. */
+  transcripts: TranscriptDeps;
 }
 
 export interface FinishedRun {

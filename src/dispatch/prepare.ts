@@ -4,7 +4,8 @@
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
-import { resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
+import { isAgentProgramSpec, resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
+import { QUOTA_HOLD, quotaHoldSentence, releaseTimeOf } from '../domain/quotas.js';
 import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
@@ -18,6 +19,7 @@ import { recordDecision } from '../services/activity.js';
 import { newId, newSecret } from '../services/ids.js';
 import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
+import type { ResumeRequest } from './launch.js';
 import type { PipelineContext } from './pipelineContext.js';
 
 export type Preparation =
@@ -27,10 +29,16 @@ export type Preparation =
    * Back in the queue (a daily cap): not an ending. The actor offers it again at `until`; with no
    * `until` (a zero cap) it holds nothing, and a change of the cap releases the wakeup.
    */
-  | { kind: 'deferred'; wakeup: Wakeup; until: number | null }
+  | { kind: 'deferred'; wakeup: Wakeup; until: number | null; holdAgent?: boolean }
   /** Parked behind another run's checkout of its task: not an ending, the release offers it again. */
   | { kind: 'waiting'; wakeup: Wakeup }
-  | { kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string };
+  | {
+    kind: 'launch'; wakeup: Wakeup; agent: Agent; task: Task | null; run: Run; spec: ExecutorSpec; token: string;
+    /** The agent program's session this run resumes, with the full prompt should the program refuse. */
+    resume: ResumeRequest | null;
+    /** The shared quota the session spends (API.md, "A quota is shared"); null for command, http and function agents. */
+    quotaKey: string | null;
+  };
 
 /** The session an agent CLI may resume: one per (task, agent) pair. */
 export const sessionKeyOf = (taskId: string | null, agentId: string) => (taskId ? `task:${taskId}:agent:${agentId}` : null);
@@ -98,15 +106,21 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   }
 
   const executor = await resolveExecutorFor(tx, agent, task ?? null);
-  const run = await newRun(tx, { ...claimed, agent }, executor?.spec ?? null, now);
   if (!executor) {
+    const run = await newRun(tx, { ...claimed, agent }, null, now);
     await tx.runs.insert({ ...run.row, status: 'failed', error: 'no_executor', finished_at: now }, null);
     await decide(ctx, tx, wakeup, 'wakeup_no_executor', 'failed: no executor resolves for this run (task, agent, project, workspace)', now, {}, 'error');
     return end('failed', { run_id: run.row.id, error: 'no_executor' });
   }
+  const quotaKey = ctx.quotaKeyOf(executor.spec);
+  if (quotaKey !== null && claimed.exhaustedQuotas.some((quota) => quota.key === quotaKey)) {
+    const held = await holdForQuota(ctx, tx, wakeup, quotaKey, now);
+    if (held) return held;
+  }
+  const run = await newRun(tx, { ...claimed, agent }, executor.spec, now);
   // The schema takes the task's checkout as the run starts; another run that took it first makes it wait.
   if (!(await tx.runs.start(run.row, hashRunToken(run.token)))) return waitForCheckout(ctx, tx, wakeup, task!, now);
-  return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token };
+  return { kind: 'launch', wakeup, agent, task: task ?? null, run: run.row, spec: executor.spec, token: run.token, resume: run.resume, quotaKey };
 }
 
 /** Pinned: one checkout per task; the wakeup that holds it (a retry of the same dispatch) keeps it. */
@@ -128,13 +142,30 @@ async function deferForDailyCap(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ag
   return { kind: 'deferred', wakeup, until };
 }
 
+/**
+ * Its program's quota is exhausted (another session said when it resets): the wakeup goes back to
+ * the queue with no retry spent, until the reset and this agent's share of the spread, and the
+ * agent actor holds the agent's other wakeups until then. Undefined when the quota was released
+ * meanwhile: the run goes ahead.
+ */
+async function holdForQuota(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, key: string, now: number): Promise<Preparation | undefined> {
+  const slot = await tx.quotas.holdSlot(key, now);
+  if (!slot) return undefined;
+  const until = releaseTimeOf(slot, slot.slot, ctx.config.quotaReleaseSpreadMs);
+  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until, skip_reason: QUOTA_HOLD });
+  await decide(ctx, tx, wakeup, 'wakeup_held_by_quota', quotaHoldSentence(slot.kind, slot.exhausted_until, until), now, {
+    quota_key: key, exhausted_until: new Date(slot.exhausted_until).toISOString(), starts_at: new Date(until).toISOString(), slot: slot.slot,
+  });
+  return { kind: 'deferred', wakeup, until, holdAgent: true };
+}
+
 async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: ExecutorSpec | null, now: number) {
   const { wakeup, agent } = claimed;
   const task = claimed.task ?? null;
   // The claim that creates a run records it on the wakeup in the same transaction: no run_id, no run yet.
   const attempt = wakeup.run_id === null ? 1 : claimed.attempts + 1;
   const routineId = typeof wakeup.payload.routine_id === 'string' ? wakeup.payload.routine_id : null;
-  const prompt = await buildPromptFor(tx, claimed, routineId);
+  const prompt = await buildPromptFor(tx, claimed, routineId, spec);
   const row: Run = {
     id: newId('run'),
     wakeup_id: wakeup.id,
@@ -159,17 +190,30 @@ async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: E
     started_at: now,
     finished_at: null,
   };
-  return { row, token: newSecret() };
+  return { row, token: newSecret(), resume: prompt.resume };
 }
 
-async function buildPromptFor(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, routineId: string | null) {
+/**
+ * The session a run resumes (API.md, "Resumed sessions"): the one the last run of this agent on the
+ * task recorded, when this run's executor is the same agent program. Any other run starts afresh.
+ */
+function resumableSession(claimed: ClaimedWakeup, spec: ExecutorSpec | null) {
+  const previous = claimed.previousSession;
+  if (!claimed.task || claimed.resumeSince === null || !previous || !spec || !isAgentProgramSpec(spec) || previous.kind !== spec.kind) return null;
+  return { sessionId: previous.id, totals: previous.totals, since: claimed.resumeSince };
+}
+
+/**
+ * The full prompt, with the task's title and description and its comments, and for a resumed
+ * session the delta it is given instead: what is new since its last run.
+ */
+async function buildPromptFor(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, routineId: string | null, spec: ExecutorSpec | null) {
   const { wakeup, agent } = claimed;
   const task = claimed.task ?? null;
-  const resumeSince = task ? claimed.resumeSince : null;
   const summary = !task && routineId ? (await tx.summaries.get(agent.id, routineSummaryScope(routineId)))?.content ?? null : null;
   const wakes = (wakeup.context_snapshot as WakeContext).wakes ?? [];
   const missed = wakes.map((w) => w.payload).find((p) => typeof p.missed_ticks === 'number' && p.missed_ticks > 0);
-  return assemblePrompt({
+  const input = {
     agentName: agent.name,
     source: wakeup.source,
     reason: wakeup.reason,
@@ -178,9 +222,14 @@ async function buildPromptFor(tx: Tx, claimed: ClaimedWakeup & { agent: Agent },
     task,
     comments: task ? claimed.comments : [],
     summary,
-    resumeSince,
+    resumeSince: null,
     missedTicks: missed ? { count: missed.missed_ticks as number, since: String(missed.missed_since ?? '') } : null,
-  });
+  };
+  const full = assemblePrompt(input);
+  const session = resumableSession(claimed, spec);
+  if (!session) return { ...full, resume: null };
+  const delta = assemblePrompt({ ...input, resumeSince: session.since, comments: input.comments.filter((c) => c.created_at > session.since) });
+  return { ...delta, resume: { sessionId: session.sessionId, fullPrompt: full.prompt, totals: session.totals } };
 }
 
 /** The project and the workspace are read only when neither the task nor the agent names an executor. */

@@ -2,6 +2,7 @@
  * "Why did (or didn't) my agent wake?" in one sentence, from the wakeup row, the live actor
  * and the activity that explains its last decision.
  */
+import { QUOTA_HOLD } from './quotas.js';
 import type { Wakeup } from './types.js';
 
 export interface ExplainInput {
@@ -98,6 +99,9 @@ function explainQueued(input: ExplainInput): string {
   if (input.agentStatus === 'paused' || input.agentStatus === 'stopped') {
     return `queued: agent is ${input.agentStatus}; it will end with no run when claimed`;
   }
+  if (w.skip_reason === QUOTA_HOLD && w.available_at > input.now) {
+    return `queued: ${input.lastDecision ?? `waiting for its program's quota to reset; starts at ${new Date(w.available_at).toISOString()}`}`;
+  }
   if (w.skip_reason === 'daily_run_cap' || w.skip_reason === 'daily_cost_cap') {
     const until = input.zeroDailyCap ? 'the cap is raised (a cap of 0 never resets)' : new Date(w.available_at).toISOString();
     return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${until}`;
@@ -113,6 +117,7 @@ function explainQueued(input: ExplainInput): string {
   return `queued: waiting for ${input.agentName} to claim it (requested ${hhmmss(w.requested_at)})`;
 }
 
-function firstLine(text: string): string {
+/** The first non-blank line of a text, at most 300 characters: an error's headline. */
+export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim())?.trim().slice(0, 300) ?? text.slice(0, 300);
 }

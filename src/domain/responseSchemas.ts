@@ -57,6 +57,7 @@ export const AgentActorSchema = z.object({
   max_concurrent_sessions: z.number().int(),
   cooldown_until: NullableTimestamp,
   next_available_at: NullableTimestamp,
+  quota_held_until: NullableTimestamp.optional().describe('While its program\'s shared quota is exhausted: when this agent may start again (the reset, the buffer and its share of the spread).'),
   replica: z.string().nullable().describe('The replica whose process runs the actor (it holds the agent\'s lease), or null while none holds it.'),
 }).meta({ id: 'AgentActor', description: 'The live actor\'s view of an agent: from this process, or the owning replica\'s last stored snapshot.' });
 
@@ -294,6 +295,12 @@ export const WakeResponseSchema = z.object({
 
 export const RoutineRunResponseSchema = z.object({ routine_run: RoutineRunSchema }).meta({ id: 'RoutineRunResponse' });
 
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().describe('Every input token, the cached ones included.'),
+  output_tokens: z.number().int(),
+  cached_input_tokens: z.number().int().describe('The part of the input served from a cache.'),
+}).meta({ id: 'Usage' });
+
 export const RunSchema = z.object({
   id: z.string(),
   wakeup_id: z.string(),
@@ -311,7 +318,13 @@ export const RunSchema = z.object({
   summary_injected: z.string(),
   result_json: JsonObject,
   error: z.string().nullable(),
-  cost_usd: z.number().nullable(),
+  cost_usd: z.number().nullable().describe('The cost the session reported, or computed from its usage at the executor\'s `prices`; null says why in `cost_note`.'),
+  usage: UsageSchema.nullable().optional(),
+  cost_note: z.string().nullable().optional().describe('Why `cost_usd` is null, or how it was computed.'),
+  cli_session_id: z.string().nullable().optional().describe('The agent program\'s own session or thread id; the next run of the agent on the task resumes it.'),
+  cli_session_totals: z.object({ cost_usd: z.number().optional(), usage: UsageSchema.optional() }).nullable().optional()
+    .describe('The running totals the program reported for its session by the end of this run; a run that resumes the session records the difference.'),
+  transcript_truncated: z.boolean().optional().describe('The transcript keeps only the last OFFICE_TRANSCRIPT_MAX_BYTES.'),
   made_progress: z.boolean().nullable().optional(),
   session_pid: z.number().int().nullable().optional(),
   session_pgid: z.number().int().nullable().optional(),
@@ -324,6 +337,33 @@ export const RunSchema = z.object({
   started_at: NullableTimestamp,
   finished_at: NullableTimestamp,
 }).meta({ id: 'Run' });
+
+export const TranscriptEventSchema = z.object({
+  seq: z.number().int(),
+  at: Timestamp,
+  stream: z.enum(['stdout', 'stderr']),
+  type: z.string().describe('The program\'s event type (Claude Code\'s `assistant`, Codex\'s `item.completed`, …), or `line` for plain output.'),
+  text: z.string().describe('The event\'s text where it has one (an assistant message, a tool call), the raw line otherwise.'),
+}).meta({ id: 'TranscriptEvent' });
+
+export const TranscriptSchema = z.object({
+  run_id: z.string(),
+  workspace_id: z.string(),
+  agent_id: z.string(),
+  events: z.array(TranscriptEventSchema),
+  truncated: z.boolean().describe('The run keeps only its last OFFICE_TRANSCRIPT_MAX_BYTES; earlier events were dropped.'),
+}).meta({ id: 'Transcript' });
+
+export const QuotaSchema = z.object({
+  key: z.string().describe('The executor kind and a hash of the credential and endpoint variables its sessions see (`claude_code:default` when none is set).'),
+  kind: z.string(),
+  exhausted_until: NullableTimestamp.describe('The reset the program named (before OFFICE_RATE_LIMIT_BUFFER_SEC); null when not exhausted.'),
+  release_at: NullableTimestamp.describe('When the agents it holds start: the reset plus the buffer (each agent then its share of OFFICE_QUOTA_RELEASE_SPREAD_SEC).'),
+  reason: z.string().nullable().describe('The limit message that exhausted it.'),
+  agents: z.array(z.string()).describe('The agents whose executors have this key.'),
+  warning: z.string().nullable().describe('What the program last said about a limit that is near (not a failure).'),
+  warned_at: NullableTimestamp,
+}).meta({ id: 'Quota' });
 
 export const InboxItemSchema = z.object({
   id: z.string(),

@@ -2,6 +2,7 @@
  * The entities the scheduler reads and writes, as the domain sees them:
  * times are epoch milliseconds, JSON columns are parsed, flags are booleans.
  */
+import type { SessionTotals, Usage } from './agentPrograms.js';
 import type { ExecutorSpec } from './executors.js';
 import type { WakeupSource } from './wakeupSources.js';
 
@@ -190,6 +191,16 @@ export interface Run {
   result_json: Record<string, unknown>;
   error: string | null;
   cost_usd: number | null;
+  /** Token counts of this run's session (API.md, "What a run records"); null when it reported none. */
+  usage?: Usage | null;
+  /** Why cost_usd is null, or how it was computed from the usage. */
+  cost_note?: string | null;
+  /** The agent program's own session or thread id, which the next run on the task resumes. */
+  cli_session_id?: string | null;
+  /** The session's running totals as the program reported them, which a resumed run subtracts. */
+  cli_session_totals?: SessionTotals | null;
+  /** The transcript kept only its last OFFICE_TRANSCRIPT_MAX_BYTES. */
+  transcript_truncated?: boolean;
   made_progress?: boolean | null;
   /** The command session's process: pid, process group and start time (see migration 0004). */
   session_pid?: number | null;

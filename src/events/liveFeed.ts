@@ -7,7 +7,17 @@ export type FeedItem =
   | { kind: 'run'; run_id: string; agent_id: string; status: string }
   | { kind: 'routine'; routine_id: string }
   /** A task changed (src/events/taskFeed.ts); null for an approval about no task. */
-  | { kind: 'task'; task_id: string | null };
+  | { kind: 'task'; task_id: string | null }
+  /** A running session printed this (dispatch/transcript.ts); `text` cut to LIVE_TRANSCRIPT_CHARS, the run keeps it whole. */
+  | { kind: 'transcript'; run_id: string; agent_id: string; seq: number; at: number; stream: string; type: string; text: string; cut: boolean }
+  /** A shared quota was exhausted or warned (services/quotas.ts). */
+  | { kind: 'quota'; key: string };
+
+/**
+ * How much of one transcript event's text the live feed carries: replicas relay feed entries by
+ * NOTIFY, whose payloads stay under 8000 bytes; the whole text is in GET /runs/:id/transcript.
+ */
+export const LIVE_TRANSCRIPT_CHARS = 2_000;
 
 /**
  * The live read model behind the dashboard's stream: the latest view of every agent actor, and a

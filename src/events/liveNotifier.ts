@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { WakeupNotifier } from '../services/deps.js';
-import type { LiveFeed } from './liveFeed.js';
+import type { TranscriptEntry } from '../persistence/store.js';
+import { LIVE_TRANSCRIPT_CHARS, type LiveFeed } from './liveFeed.js';
 
 /** The agent actors, as the notifier sees them. */
 export interface AgentActors extends WakeupNotifier {
@@ -50,4 +51,18 @@ export class LiveNotifier implements WakeupNotifier {
   };
 
   readonly routineFired = this.routineChanged;
+
+  /** A running session printed this: open run pages append it. */
+  readonly transcriptPrinted = (runId: string, agentId: string, entry: TranscriptEntry): void => {
+    const cut = entry.text.length > LIVE_TRANSCRIPT_CHARS;
+    this.feed.trigger.publish({ item: {
+      kind: 'transcript', run_id: runId, agent_id: agentId, seq: entry.seq, at: entry.at, stream: entry.stream, type: entry.type,
+      text: cut ? entry.text.slice(0, LIVE_TRANSCRIPT_CHARS) : entry.text, cut,
+    } });
+  };
+
+  /** A shared quota was exhausted or warned: the quotas page re-reads. */
+  readonly quotaChanged = (key: string): void => {
+    this.feed.trigger.publish({ item: { kind: 'quota', key } });
+  };
 }

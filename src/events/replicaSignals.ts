@@ -53,7 +53,7 @@ export interface ReplicaSignalsDeps {
 /** After a claim's deadline, a moment for the clocks of two replicas to agree that it passed. */
 const CLAIM_DEADLINE_GRACE_MS = 100;
 
-const FEED_KINDS = new Set<FeedItem['kind']>(['actor', 'wakeup', 'run', 'routine', 'task']);
+const FEED_KINDS = new Set<FeedItem['kind']>(['actor', 'wakeup', 'run', 'routine', 'task', 'transcript', 'quota']);
 
 /** A committed domain event as relayed: its payload only when small (NOTIFY carries under 8000 bytes). */
 export interface RelayedEvent {

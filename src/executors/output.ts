@@ -32,21 +32,6 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** The last line of `text` that parses as a JSON object, or null. */
-export function lastJsonObjectLine(text: string): Record<string, unknown> | null {
-  const lines = text.split(/\r?\n/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const parsed = parseJsonObject(lines[i] ?? '');
-    if (parsed) return parsed;
-  }
-  return null;
-}
-
-/** The result of line-oriented agent output: its last JSON object line, else its text tail. */
-export function resultFromLines(text: string): Record<string, unknown> {
-  return lastJsonObjectLine(text) ?? { result: tail(text) };
-}
-
 /** The result of a whole response body: the body if it is a JSON object, else its text tail. */
 export function resultFromBody(text: string): Record<string, unknown> {
   return parseJsonObject(text) ?? { result: tail(text) };

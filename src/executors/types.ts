@@ -1,8 +1,8 @@
 import type { ExecutorSpec } from '../domain/executors.js';
-import type { LaunchRequest, LaunchResult } from '../dispatch/launch.js';
+import type { LaunchRequest, LaunchResult, OutputStream, ResumeRequest, SessionReport, SessionTotals, TranscriptEvent } from '../dispatch/launch.js';
 
 /** The launch contract is the pipeline's (dispatch/launch.ts); executors implement it. */
-export type { LaunchRequest, LaunchResult };
+export type { LaunchRequest, LaunchResult, OutputStream, ResumeRequest, SessionReport, SessionTotals, TranscriptEvent };
 
 export interface Executor<S> {
   launch(spec: S, request: LaunchRequest): Promise<LaunchResult>;

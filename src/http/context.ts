@@ -8,6 +8,7 @@ import type { WakeupService } from '../services/wakeups.js';
 import type { RoutineService } from '../services/routines.js';
 import type { RunCancelService } from '../services/runCancel.js';
 import type { LiveFeed } from '../events/liveFeed.js';
+import type { QuotaService } from '../services/quotas.js';
 
 /** What the routes call. Routes stay thin: they validate, call a service, and shape the answer. */
 export interface AppContext {
@@ -20,6 +21,8 @@ export interface AppContext {
   routines: RoutineService;
   /** Stopping a run in flight (POST /api/office/runs/:id/cancel). */
   runCancels: RunCancelService;
+  /** Shared quotas of the agent programs (GET /api/office/quotas). */
+  quotas: QuotaService;
   supervisor: Supervisor;
   feed: LiveFeed;
   /** The owner of this process's agent leases: its replica id (with SQLite, one per boot). */

@@ -1,8 +1,8 @@
 /**
  * Times are epoch milliseconds inside and ISO-8601 UTC strings on the wire. Every field whose
- * name ends in `_at` (and `scheduled_for`) is converted on the way out, recursively.
+ * name ends in `_at` or `_until` (and `scheduled_for`) is converted on the way out, recursively.
  */
-const TIME_FIELD = /(_at|^scheduled_for)$/;
+const TIME_FIELD = /(_at|_until|^scheduled_for)$/;
 
 // `any`: the wire shapes are declared by domain/responseSchemas.ts, and the integration suite checks
 // every response against them (test/helpers/contract.ts).

@@ -5,8 +5,9 @@
  *
  * Modes:
  * - active: claims the oldest available wakeup while a slot is free and no cooldown runs.
- *   `idle` (nothing queued or running), `working` (sessions run, nothing waits), `atCapacity`, `coolingDown` (until cooldownUntil) and `waiting`
- *   (until the next entry's availableAt: a coalescing hold or a scheduled retry) say why not.
+ *   `idle` (nothing queued or running), `working` (sessions run, nothing waits), `atCapacity`, `coolingDown` (until cooldownUntil),
+ *   `heldByQuota` (until heldUntil: its program's shared quota resets) and `waiting` (until the next entry's availableAt: a
+ *   coalescing hold or a scheduled retry) say why not.
  * - paused / stopped: every available wakeup is claimed at once, ignoring slots and cooldown,
  *   because the pipeline's status guard ends it `finished` with no run (the spec's rule).
  *
@@ -40,13 +41,15 @@ export interface AgentContext extends AgentSettings {
   /** Wakeups handed to the pipeline and not yet ended. */
   running: string[];
   cooldownUntil: number | null;
+  /** The agent's program quota is exhausted: nothing is claimed before then (a dispatch said so). */
+  heldUntil?: number | null;
   now: number;
 }
 
 export type AgentEvent =
   | { type: 'WAKEUP_QUEUED'; entry: InboxEntry; at: number }
   | { type: 'WAKEUP_WITHDRAWN'; wakeupId: string; at: number }
-  | { type: 'DISPATCH_ENDED'; wakeupId: string; ranSession: boolean; retryAt: number | null; at: number }
+  | { type: 'DISPATCH_ENDED'; wakeupId: string; ranSession: boolean; retryAt: number | null; holdUntil?: number | null; at: number }
   | { type: 'SETTINGS_CHANGED'; settings: AgentSettings; at: number }
   | { type: 'RECONCILE'; settings: AgentSettings; inbox: InboxEntry[]; cooldownUntil: number | null; at: number }
   | { type: 'TIMER'; at: number };
@@ -59,6 +62,7 @@ export interface AgentInput {
 
 const hasFreeSlot = (c: AgentContext) => c.running.length < c.maxConcurrent;
 const isCoolingDown = (c: AgentContext) => c.cooldownUntil !== null && c.cooldownUntil > c.now;
+const isHeldByQuota = (c: AgentContext) => (c.heldUntil ?? null) !== null && c.heldUntil! > c.now;
 /**
  * Inbox entries that may be claimed once available. A wakeup offered again while its dispatch is
  * still ending (parked behind a checkout whose release came first) waits for DISPATCH_ENDED: it is
@@ -72,7 +76,7 @@ const nextAvailableAt = (c: AgentContext) => Math.min(...waitingEntries(c).map((
 function claimableNow(c: AgentContext): InboxEntry[] {
   const available = availableEntries(c);
   if (c.mode !== 'active') return available;
-  if (isCoolingDown(c)) return [];
+  if (isCoolingDown(c) || isHeldByQuota(c)) return [];
   return available.slice(0, Math.max(0, c.maxConcurrent - c.running.length));
 }
 
@@ -111,7 +115,8 @@ export const agentMachine = setup({
       const cooldownUntil = event.ranSession && context.cooldownMs > 0
         ? Math.max(context.cooldownUntil ?? 0, event.at + context.cooldownMs)
         : context.cooldownUntil;
-      return { running, inbox, cooldownUntil };
+      const heldUntil = event.holdUntil != null ? Math.max(context.heldUntil ?? 0, event.holdUntil) : context.heldUntil ?? null;
+      return { running, inbox, cooldownUntil, heldUntil };
     }),
     applySettings: assign(({ event }) =>
       event.type === 'SETTINGS_CHANGED' || event.type === 'RECONCILE' ? { ...event.settings } : {},
@@ -134,6 +139,7 @@ export const agentMachine = setup({
     nothingToDo: ({ context }) => waitingEntries(context).length === 0 && context.running.length === 0,
     atCapacity: ({ context }) => !hasFreeSlot(context),
     coolingDown: ({ context }) => isCoolingDown(context),
+    heldByQuota: ({ context }) => isHeldByQuota(context),
   },
 }).createMachine({
   id: 'agent',
@@ -143,6 +149,7 @@ export const agentMachine = setup({
     inbox: [],
     running: [],
     cooldownUntil: null,
+    heldUntil: null,
     now: input.now,
   }),
   initial: 'routing',
@@ -182,6 +189,7 @@ export const agentMachine = setup({
             { guard: 'inboxEmpty', target: 'working' },
             { guard: 'atCapacity', target: 'atCapacity' },
             { guard: 'coolingDown', target: 'coolingDown' },
+            { guard: 'heldByQuota', target: 'heldByQuota' },
             { target: 'waiting' },
           ],
         },
@@ -192,6 +200,10 @@ export const agentMachine = setup({
         atCapacity: {},
         coolingDown: {
           invoke: { src: 'sleepUntil', id: 'cooldownTimer', input: ({ context }) => ({ deadline: context.cooldownUntil ?? 0 }) },
+        },
+        /** Its program's shared quota is exhausted (another agent's session said when it resets). */
+        heldByQuota: {
+          invoke: { src: 'sleepUntil', id: 'quotaTimer', input: ({ context }) => ({ deadline: context.heldUntil ?? 0 }) },
         },
         waiting: {
           invoke: { src: 'sleepUntil', id: 'availabilityTimer', input: ({ context }) => ({ deadline: nextAvailableAt(context) }) },
@@ -237,6 +249,7 @@ export function describeAgentActor(snapshot: { value: unknown; context: AgentCon
     next_available_at: waitingEntries(snapshot.context).length
       ? new Date(nextAvailableAt(snapshot.context)).toISOString()
       : null,
+    quota_held_until: isHeldByQuota(snapshot.context) ? new Date(snapshot.context.heldUntil!).toISOString() : null,
   };
 }
 

@@ -47,6 +47,9 @@ import type { PendingDelivery } from '../domain/delivery.js';
 import type { Bucket, CostInBucket, RunSpan, TimeRange, WakeupOutcomeCount } from '../domain/stats.js';
 import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
+import type { ExhaustedQuota, Quota } from '../domain/quotas.js';
+import type { SessionTotals } from '../domain/agentPrograms.js';
+import type { TranscriptEvent } from '../domain/transcript.js';
 
 export interface Store {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
@@ -97,6 +100,8 @@ export interface Tx {
   readonly deliveries: DeliveryRepo;
   readonly stats: StatsRepo;
   readonly tokens: TokenRepo;
+  readonly quotas: QuotaRepo;
+  readonly transcripts: TranscriptRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
    * before it commits; the others see it only after commit (from the outbox row it leaves).
@@ -104,6 +109,50 @@ export interface Tx {
   emit<K extends EventType>(type: K, payload: EventOf<K>['payload']): void;
   /** Runs after commit, never after a rollback. */
   afterCommit(callback: () => void): void;
+}
+
+/** A reset to record on a quota (QuotaRepo.exhaust). */
+export interface QuotaExhaustion {
+  key: string;
+  kind: string;
+  exhausted_until: number;
+  release_at: number;
+  reason: string;
+  run_id: string;
+  /** Agents sharing the key now: the spread's divisor. */
+  sharing: number;
+  at: number;
+}
+
+/** Shared quotas (API.md, "Agent CLIs"; domain/quotas.ts), which every replica honours. */
+export interface QuotaRepo {
+  /** Records that the quota is exhausted until a reset; a later reset already recorded stands. */
+  exhaust(exhaustion: QuotaExhaustion): Promise<void>;
+  /**
+   * Takes the next release slot of a quota that is still exhausted at `at` (release_at ahead), in
+   * one statement; undefined when it is not (released, or never exhausted).
+   */
+  holdSlot(key: string, at: number): Promise<{ slot: number; release_at: number; sharing: number; exhausted_until: number; kind: string } | undefined>;
+  /** Records that a limit is near (not a failure). */
+  warn(key: string, kind: string, warning: string, at: number): Promise<void>;
+  get(key: string): Promise<Quota | undefined>;
+  /** Every quota, or those still exhausted at `exhaustedAt` (release_at ahead), the soonest first. */
+  list(filter: { exhaustedAt?: number }): Promise<Quota[]>;
+}
+
+/** One transcript event as stored (API.md, "Transcript"). */
+export interface TranscriptEntry extends TranscriptEvent {
+  seq: number;
+  at: number;
+  /** What it counts toward OFFICE_TRANSCRIPT_MAX_BYTES (not returned by list). */
+  bytes?: number;
+}
+
+/** What sessions printed, kept with their runs. */
+export interface TranscriptRepo {
+  /** Appends events and keeps the run's last `maxBytes` of them, marking the run truncated when it drops any. */
+  append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number): Promise<void>;
+  list(runId: string): Promise<TranscriptEntry[]>;
 }
 
 /** Named API tokens (API.md, "Governance"). Only the secret's hash is stored. */
@@ -280,9 +329,16 @@ export interface ClaimedWakeup {
   budgets: { budget: Budget; spent: number }[];
   /** How many runs this wakeup has had already. */
   attempts: number;
-  /** When the last ended run of this (agent, task) started: the resume delta's start, null for a first session. */
+  /**
+   * When the last ended run of this (agent, task) started, if it recorded an agent program's
+   * session to resume: the resume delta's start. Null: the run gets the full prompt.
+   */
   resumeSince: number | null;
-  /** The task's comments since resumeSince (all, for a first session), the last 50, oldest first. */
+  /** The session that last run recorded (any executor's), with the running totals it reported. */
+  previousSession: { id: string; kind: string; totals: SessionTotals | null } | null;
+  /** The quotas exhausted at the claim (release_at ahead): the dispatch holds an agent whose executor has one's key. */
+  exhaustedQuotas: ExhaustedQuota[];
+  /** The task's last 50 comments, oldest first: the full prompt shows them all, a resume delta those since resumeSince. */
   comments: Comment[];
 }
 
@@ -344,7 +400,9 @@ export interface RunFilter {
   limit?: number | undefined;
 }
 
-export type RunEnding = Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>;
+/** How a run ended; the session's usage, cost note, session id and totals, and a prompt it was given instead, when it reported them. */
+export type RunEnding = Pick<Run, 'status' | 'result_json' | 'error' | 'cost_usd' | 'finished_at'>
+  & Partial<Pick<Run, 'usage' | 'cost_note' | 'cli_session_id' | 'cli_session_totals' | 'assembled_prompt'>>;
 
 export interface ClosedRun {
   /**

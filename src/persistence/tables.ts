@@ -8,6 +8,7 @@ import type { Routine, RoutineRun, RoutineTrigger } from '../domain/routines.js'
 import type { PendingDelivery } from '../domain/delivery.js';
 import type { Session } from '../domain/sessions.js';
 import type { ApiToken } from '../domain/governance.js';
+import type { Quota } from '../domain/quotas.js';
 
 export interface RowDecoding {
   /** JSON columns and the value a NULL decodes to. */
@@ -84,7 +85,9 @@ export const RUNS = table<RunRow>()('runs', [
   'session_key', 'idempotency_key', 'context_snapshot', 'assembled_prompt', 'summary_injected', 'result_json', 'error',
   'cost_usd', 'run_token_hash', 'made_progress', 'unattended', 'on_behalf_of', 'created_at', 'started_at', 'finished_at',
   'session_pid', 'session_pgid', 'session_start_time', 'late_result_json',
-], { json: { context_snapshot: {}, result_json: {}, late_result_json: null }, bool: ['unattended', 'made_progress'] });
+  'usage', 'cost_note', 'cli_session_id', 'cli_session_totals', 'transcript_truncated',
+], { json: { context_snapshot: {}, result_json: {}, late_result_json: null, usage: null, cli_session_totals: null },
+  bool: ['unattended', 'made_progress', 'transcript_truncated'] });
 
 export const SUMMARIES = table<ContinuationSummary>()('agent_continuation_summaries',
   ['agent_profile_id', 'scope', 'content', 'content_tokens', 'updated_at', 'updated_by_run_id']);
@@ -112,6 +115,10 @@ export const ROUTINE_RUNS = table<RoutineRun>()('office_routine_runs', [
 export const ROUTINE_DELIVERIES = table<PendingDelivery>()('routine_deliveries', [
   'routine_run_id', 'url', 'body', 'attempts', 'next_attempt_at', 'last_error', 'created_at',
 ], { json: { body: {} } }, 'routine_run_id');
+
+export const QUOTAS = table<Quota>()('agent_quotas', [
+  'key', 'kind', 'exhausted_until', 'release_at', 'reason', 'exhausted_by_run_id', 'holds', 'sharing', 'warning', 'warned_at', 'updated_at',
+], {}, 'key');
 
 export const API_TOKENS = table<ApiToken>()('api_tokens', ['id', 'name', 'role', 'token_hash', 'created_at', 'revoked_at']);
 

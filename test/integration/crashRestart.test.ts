@@ -99,6 +99,8 @@ describe('crash and restart', () => {
       OFFICE_BACKOFF: '200ms',
       OFFICE_BACKOFF_JITTER: '0',
       OFFICE_RECOVERY_SWEEP_SEC: '0',
+      // A session sees only the variables its scheduler is told to pass on.
+      OFFICE_AGENT_ENV: 'FIXTURE_SLEEP_MS',
     };
 
     // The agent's sleep comes from the server's environment (the executor does not set it), so the

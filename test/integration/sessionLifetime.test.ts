@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../crash/harness.js';
-import { WATCHDOG_NAME } from '../../src/executors/command.js';
+import { WATCHDOG_NAME } from '../../src/executors/process.js';
 import { FIXTURES, request, waitFor } from '../helpers/harness.js';
 import { killServer, pidsWhere } from '../helpers/processes.js';
 

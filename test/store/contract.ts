@@ -195,7 +195,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.wakeups.claim('wk_missing', now + 2, fence))).toBeUndefined();
       });
 
-      it('a claim for dispatch wins once under concurrent callers, and answers with the agent, task, budget standing and resume delta', async () => {
+      it('a claim for dispatch wins once under concurrent callers, and answers with the agent, task, budget standing and the session to resume', async () => {
         const { agent, workspace } = await seed();
         const task = taskRow(agent.workspace_id, now);
         const wakeup = wakeupRow(agent, now + 100, { task_id: task.id, source: 'task_assigned', payload: { task_id: task.id } });
@@ -204,7 +204,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const fence = await write(async (tx) => {
           await tx.tasks.insert(task);
           for (const w of [earlier, wakeup]) await tx.wakeups.insert(w);
-          await tx.runs.insert(runRow(earlier, now, { status: 'succeeded', started_at: now + 10, finished_at: now + 20 }), null);
+          await tx.runs.insert(runRow(earlier, now, {
+            status: 'succeeded', started_at: now + 10, finished_at: now + 20,
+            executor_kind: 'claude_code', cli_session_id: 'sess-1', cli_session_totals: { cost_usd: 0.5 },
+          }), null);
           await tx.comments.insert(commentRow(task, now + 5, { body: 'before the last session' }));
           await tx.comments.insert(commentRow(task, now + 30, { body: 'since the last session' }));
           await tx.budgets.insert(budget);
@@ -219,13 +222,35 @@ export function storeContract(name: string, factory: StoreFactory): void {
           wakeup: { id: wakeup.id, status: 'claimed', claimed_at: now + 200 },
           agent: { id: agent.id }, task: { id: task.id, blocked_by: [], reviewers: [] },
           budgets: [{ budget: { id: budget.id }, spent: 2 }], attempts: 0, resumeSince: now + 10,
+          previousSession: { id: 'sess-1', kind: 'claude_code', totals: { cost_usd: 0.5 } }, exhaustedQuotas: [],
         });
-        expect(won[0]!.comments.map((c) => c.body)).toEqual(['since the last session']);
+        // Every comment: the full prompt shows them all, the resume delta those since resumeSince.
+        expect(won[0]!.comments.map((c) => c.body)).toEqual(['before the last session', 'since the last session']);
         const stale = { ...fence, epoch: fence.epoch - 1 };
         const other = wakeupRow(agent, now);
         await write((tx) => tx.wakeups.insert(other));
         expect(await write((tx) => tx.wakeups.claimForDispatch(other.id, now + 200, stale, periods))).toBeUndefined();
         expect(await read((tx) => tx.wakeups.get(other.id))).toMatchObject({ status: 'queued' });
+      });
+
+      it('a claim names no session to resume after a run of a command agent, or one that recorded no session, and reads the quotas exhausted then', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const [first, second, third] = [0, 1, 2].map((i) => wakeupRow(agent, now + i, { task_id: task.id, source: 'task_assigned', payload: { task_id: task.id } }));
+        const fence = await write(async (tx) => {
+          await tx.tasks.insert(task);
+          for (const w of [first!, second!, third!]) await tx.wakeups.insert(w);
+          await tx.runs.insert(runRow(first!, now, { status: 'succeeded', started_at: now, finished_at: now + 1, executor_kind: 'command', cli_session_id: 'its-own' }), null);
+          await tx.quotas.exhaust({ key: 'claude_code:default', kind: 'claude_code', exhausted_until: now + 1_000, release_at: now + 2_000, reason: 'limit', run_id: 'run_x', sharing: 1, at: now });
+          return lease(tx, agent.id);
+        });
+        const periods = { daily: now, monthly: now };
+        const afterCommand = await write((tx) => tx.wakeups.claimForDispatch(second!.id, now + 10, fence, periods));
+        expect(afterCommand).toMatchObject({ resumeSince: null, previousSession: { id: 'its-own', kind: 'command' } });
+        expect(afterCommand!.exhaustedQuotas).toEqual([{ key: 'claude_code:default', kind: 'claude_code', exhausted_until: now + 1_000, release_at: now + 2_000 }]);
+        await write((tx) => tx.runs.insert(runRow(second!, now + 20, { status: 'failed', started_at: now + 20, finished_at: now + 21, executor_kind: 'claude_code', cli_session_id: null }), null));
+        const afterNoSession = await write((tx) => tx.wakeups.claimForDispatch(third!.id, now + 3_000, fence, periods));
+        expect(afterNoSession).toMatchObject({ resumeSince: null, previousSession: null, exhaustedQuotas: [] });
       });
 
       it('a claim clears a checkout wait and a skip reason', async () => {
@@ -772,7 +797,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
       it('takes oldest first, in batches; concurrent takers never get the same event; a parked event is never taken', async () => {
         await race(store, 6, async (tx, i) => { tx.emit('agent.created', created(i)); });
-        const published = s.published.map((e) => e.id);
+        // Oldest first is by id: concurrent transactions may commit, and so publish, in another order.
+        const published = s.published.map((e) => e.id).sort((a, b) => a - b);
         const batches = await race(store, 3, (tx, i) => tx.outbox.take(`owner-${i}`, { limit: 2, now, claimUntil: now + 60_000, takeOver: false }));
         for (const batch of batches) expect(batch.map((e) => e.id)).toEqual([...batch.map((e) => e.id)].sort((a, b) => a - b));
         // A racing take may come back short (PostgreSQL skips a row another taker claimed under it):

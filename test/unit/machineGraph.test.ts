@@ -11,7 +11,7 @@ describe('machineChart', () => {
 
   it('has every state of the agent machine, by the paths stateName prints', () => {
     expect(allStates(chart.root).map((s) => s.path).filter(Boolean)).toEqual([
-      'routing', 'active', 'active.deciding', 'active.idle', 'active.working', 'active.atCapacity', 'active.coolingDown', 'active.waiting',
+      'routing', 'active', 'active.deciding', 'active.idle', 'active.working', 'active.atCapacity', 'active.coolingDown', 'active.heldByQuota', 'active.waiting',
       'paused', 'paused.draining', 'paused.idle', 'stopped', 'stopped.draining', 'stopped.idle',
     ]);
     const coolingDown = allStates(chart.root).find((s) => s.path === 'active.coolingDown')!;
@@ -25,6 +25,7 @@ describe('machineChart', () => {
       ['[inboxEmpty]', 'agent.active.working'],
       ['[atCapacity]', 'agent.active.atCapacity'],
       ['[coolingDown]', 'agent.active.coolingDown'],
+      ['[heldByQuota]', 'agent.active.heldByQuota'],
       ['[else]', 'agent.active.waiting'],
     ]);
     expect(chart.transitions.filter((t) => t.source === 'agent').map((t) => t.label)).toEqual([

@@ -8,7 +8,7 @@ import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from
 import type { Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import {
-  ActivityEntrySchema, InboxItemSchema, RunSchema, WakeupDetailSchema, WakeupSchema,
+  ActivityEntrySchema, InboxItemSchema, QuotaSchema, RunSchema, TranscriptSchema, WakeupDetailSchema, WakeupSchema,
 } from '../../domain/responseSchemas.js';
 import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
@@ -17,6 +17,9 @@ import { resolveInboxItem } from '../../services/inbox.js';
 import { throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
+const QuotaListQuery = z.strictObject({
+  all: z.enum(['true', 'false']).optional().describe('Also list quotas not exhausted now.'),
+});
 const CancelRunBody = z.strictObject({
   reason: z.string().min(1).max(2000).optional().describe('Why the run is stopped: kept in its error and in the activity entry.'),
 });
@@ -51,6 +54,24 @@ export function observeRoutes(ctx: AppContext) {
         description: 'A run token may read only its own agent\'s runs.' }),
       params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
+
+    r.get('/api/office/runs/:id/transcript', { schema: {
+      ...operation({ operationId: 'getRunTranscript', summary: 'What a run\'s session printed, parsed into events', tag: 'Runs', success: { 200: TranscriptSchema }, errors: READ_ERRORS,
+        description: 'Answers while the run runs (at most half a second behind the event stream, which carries new events live as `transcript` items). '
+          + 'A run keeps its last OFFICE_TRANSCRIPT_MAX_BYTES; past that `truncated` is true.' }),
+      params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
+      ctx.store.read(async (tx) => {
+        const run = await tx.runs.get(req.params.id) ?? throwNotFound('run', req.params.id);
+        // `at` is a time whose name toApi does not recognise (it converts `*_at`).
+        const events = (await tx.transcripts.list(run.id)).map((event) => ({ ...event, at: new Date(event.at).toISOString() }));
+        return toApi({ run_id: run.id, workspace_id: run.workspace_id, agent_id: run.agent_id, events, truncated: run.transcript_truncated ?? false });
+      }));
+    r.get('/api/office/quotas', { schema: {
+      ...operation({ operationId: 'listQuotas', summary: 'The agent programs\' shared quotas exhausted now', tag: 'Runs', success: { 200: z.array(QuotaSchema) }, errors: LIST_ERRORS,
+        description: 'A quota is exhausted when a session\'s limit named its reset: until then no session starts for the agents whose executors share its key, and their wakeups stay queued with no retry spent. '
+          + '`?all=true` also lists the quotas that are not exhausted now but were, or that warned of a limit near.' }),
+      querystring: QuotaListQuery }, config: { agentRead: false } }, async (req) =>
+      toApi(await ctx.store.read((tx) => ctx.quotas.list(tx, ctx.clock.now(), req.query.all === 'true'))));
 
     r.post('/api/office/runs/:id/cancel', { schema: {
       ...operation({ operationId: 'cancelRun', summary: 'Stop a running run', tag: 'Runs', success: { 200: RunSchema }, errors: WRITE_ERRORS, optionalBody: true,

@@ -1,3 +1,5 @@
+import { AGENT_PROGRAM_KINDS, type SessionTotals } from '../../domain/agentPrograms.js';
+import type { ExhaustedQuota } from '../../domain/quotas.js';
 import type { Agent, Budget, Comment, Task, Wakeup } from '../../domain/types.js';
 import type { ClaimedWakeup } from '../store.js';
 import { AGENTS, BUDGETS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
@@ -6,9 +8,15 @@ import { andThen, type Dialect, type MaybePromise, type RowTable, type SqlRunner
 /** The claimed row in RETURNING's subqueries. */
 const W = 'agent_wakeup_requests';
 
-/** What the last ended run of the (agent, task) pair started at: the resume delta's start. */
-const RESUME_SINCE = `(SELECT started_at FROM runs WHERE agent_id = ${W}.agent_id AND task_id = ${W}.task_id
-  AND status IN ('succeeded', 'failed', 'interrupted') ORDER BY created_at DESC, id DESC LIMIT 1)`;
+/** The last ended run of the (agent, task) pair: the session a new run may resume. */
+const LAST_RUN = `FROM runs WHERE agent_id = ${W}.agent_id AND task_id = ${W}.task_id
+  AND status IN ('succeeded', 'failed', 'interrupted', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT 1`;
+
+/** Only an agent program's session is resumed (API.md, "Resumed sessions"): every other run gets the full prompt. */
+const RESUMABLE = `cli_session_id IS NOT NULL AND executor_kind IN (${AGENT_PROGRAM_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
+
+/** When that run started, if its session can be resumed: the resume delta's start (null: a full prompt). */
+const RESUME_SINCE = `(SELECT CASE WHEN ${RESUMABLE} THEN started_at END ${LAST_RUN})`;
 
 /**
  * The claim and the read of everything the dispatch decides on, in one statement, on both backends:
@@ -40,7 +48,7 @@ export class DispatchClaim {
   }
 
   private decoded(row: Record<string, unknown>): ClaimedWakeup {
-    const { agent_row, task_row, budget_rows, attempts, resume_since, comment_rows, ...wakeup } = row;
+    const { agent_row, task_row, budget_rows, attempts, resume_since, previous_session, exhausted_quotas, comment_rows, ...wakeup } = row;
     const { parsed } = this.dialect;
     return {
       wakeup: this.wakeups.decode(wakeup),
@@ -50,7 +58,11 @@ export class DispatchClaim {
         budget: this.budgets.decodeObject(budget), spent: spent as number,
       })),
       attempts: attempts as number,
-      resumeSince: (resume_since as number | null) ?? null,
+      resumeSince: resume_since === null || resume_since === undefined ? null : Number(resume_since),
+      previousSession: previousSessionOf(parsed<Record<string, unknown>[]>(previous_session)[0]),
+      exhaustedQuotas: parsed<ExhaustedQuota[]>(exhausted_quotas).map((q) => ({
+        ...q, exhausted_until: Number(q.exhausted_until), release_at: Number(q.release_at),
+      })),
       comments: parsed<Record<string, unknown>[]>(comment_rows).map((comment) => this.comments.decodeObject(comment)),
     };
   }
@@ -73,8 +85,17 @@ export class DispatchClaim {
             OR (b.scope = 'project' AND b.scope_id = (SELECT project_id FROM tasks WHERE id = ${W}.task_id))) AS budget_rows,
       CASE WHEN ${W}.run_id IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM runs WHERE wakeup_id = ${W}.id) END AS attempts,
       ${RESUME_SINCE} AS resume_since,
+      ${dialect.jsonRows({ id: 'cli_session_id', kind: 'executor_kind', totals: 'cli_session_totals' }, `FROM (SELECT cli_session_id, executor_kind, cli_session_totals, created_at ${LAST_RUN}) p WHERE cli_session_id IS NOT NULL`, 'created_at')} AS previous_session,
+      ${dialect.jsonRows({ key: 'key', kind: 'kind', exhausted_until: 'exhausted_until', release_at: 'release_at' },
+        `FROM agent_quotas WHERE release_at > ${dialect.cast('@at', 'bigint')}`, 'release_at')} AS exhausted_quotas,
       (SELECT ${dialect.jsonAgg(this.comments.jsonObjectSql('c'), 'c.created_at, c.id')} FROM (
-         SELECT * FROM comments WHERE task_id = ${W}.task_id AND created_at > COALESCE(${RESUME_SINCE}, 0)
-         ORDER BY created_at DESC, id DESC LIMIT 50) c) AS comment_rows`;
+         SELECT * FROM comments WHERE task_id = ${W}.task_id ORDER BY created_at DESC, id DESC LIMIT 50) c) AS comment_rows`;
   }
+}
+
+/** The session the last run recorded; its totals are stored as JSON text. */
+function previousSessionOf(row: Record<string, unknown> | undefined): ClaimedWakeup['previousSession'] {
+  if (!row || typeof row.id !== 'string') return null;
+  const totals = typeof row.totals === 'string' ? (JSON.parse(row.totals) as SessionTotals) : ((row.totals ?? null) as SessionTotals | null);
+  return { id: row.id, kind: String(row.kind), totals };
 }

@@ -7,9 +7,11 @@ import { AgentsSql, ProjectsSql, WorkspacesSql } from './org.js';
 import { RunsSql } from './runs.js';
 import { SessionsSql } from './sessions.js';
 import { StatsSql } from './stats.js';
+import { QuotasSql } from './quotas.js';
 import { SummariesSql } from './summaries.js';
 import { ApprovalsSql, CommentsSql, TasksSql } from './tasks.js';
 import { TokensSql } from './tokens.js';
+import { TranscriptsSql } from './transcripts.js';
 
 /**
  * The repositories whose statements are the same on both backends, on one connection's dialect.
@@ -34,5 +36,7 @@ export function sharedRepos(dialect: Dialect) {
     stats: new StatsSql(dialect),
     tokens: new TokensSql(dialect),
     deliveries: new DeliveriesSql(dialect),
+    quotas: new QuotasSql(dialect),
+    transcripts: new TranscriptsSql(dialect),
   };
 }

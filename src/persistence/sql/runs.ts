@@ -45,6 +45,8 @@ export class RunsSql implements RunRepo {
     // frees the task: `released` says whether this run's wakeup held it.
     const { dialect } = this;
     const close = `UPDATE runs SET status = @status, result_json = @result_json, error = @error, cost_usd = @cost_usd, finished_at = @finished_at,
+         usage = COALESCE(@usage, usage), cost_note = COALESCE(@cost_note, cost_note), cli_session_id = COALESCE(@cli_session_id, cli_session_id),
+         cli_session_totals = COALESCE(@cli_session_totals, cli_session_totals), assembled_prompt = COALESCE(@assembled_prompt, assembled_prompt),
          run_token_hash = NULL,
          made_progress = CASE WHEN ${dialect.cast('@task', 'text')} IS NULL THEN made_progress ELSE ${dialect.asInt(`
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
@@ -55,6 +57,7 @@ export class RunsSql implements RunRepo {
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
          ${checkoutWaiters(dialect, 'runs.task_id')} AS waiters`;
     const params = {
+      usage: null, cost_note: null, cli_session_id: null, cli_session_totals: null, assembled_prompt: null,
       ...ended, id, task: progress?.taskId ?? null, since: progress?.since ?? null, owner: fence.owner_id, epoch: fence.epoch, at: ended.finished_at,
     };
     type Closed = { made_progress: number | null; released: boolean | number; waiters: unknown };

@@ -1,0 +1,4 @@
+import { postgresStoreFactory } from './postgresFactory.js';
+import { quotaContract } from './quotaContract.js';
+
+quotaContract('PostgreSQL', postgresStoreFactory);

@@ -1,0 +1,4 @@
+import { sqliteStoreFactory } from './factory.js';
+import { quotaContract } from './quotaContract.js';
+
+quotaContract('SQLite', sqliteStoreFactory);
