@@ -5,7 +5,24 @@
  * authenticated by the session cookie the browser sends with it (signin.tsx), never by a token in its URL.
  */
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ActorView, FeedItem } from './types';
+import type { ActorView, FeedItem, LiveTranscriptEvent } from './types';
+
+/**
+ * What running sessions print arrives many times a second: it goes to the run pages that listen
+ * (useLiveTranscript), and does not make every query on screen refetch.
+ */
+const transcripts = new EventTarget();
+
+/** Calls `onEvent` with each event run `runId` prints while the page is open. */
+export function useLiveTranscript(runId: string, onEvent: (event: LiveTranscriptEvent) => void): void {
+  const latest = useRef(onEvent);
+  latest.current = onEvent;
+  useEffect(() => {
+    const listener = (event: Event) => latest.current((event as CustomEvent<LiveTranscriptEvent>).detail);
+    transcripts.addEventListener(runId, listener);
+    return () => transcripts.removeEventListener(runId, listener);
+  }, [runId]);
+}
 
 interface LiveState {
   /** Bumped (debounced) on every change the server reports and on every reconnect. */
@@ -45,7 +62,11 @@ export function LiveProvider(props: { children: ReactNode }) {
       if (item.kind === 'actor') setState((s) => ({ ...s, actors: { ...s.actors, [item.agent_id]: item.view } }));
       bump();
     };
-    for (const kind of ['actor', 'wakeup', 'run', 'routine', 'task']) source.addEventListener(kind, onItem);
+    for (const kind of ['actor', 'wakeup', 'run', 'routine', 'task', 'quota']) source.addEventListener(kind, onItem);
+    source.addEventListener('transcript', (event) => {
+      const { kind: _kind, run_id, agent_id: _agent, cut: _cut, ...printed } = JSON.parse((event as MessageEvent<string>).data) as Extract<FeedItem, { kind: 'transcript' }>;
+      transcripts.dispatchEvent(new CustomEvent(run_id, { detail: printed }));
+    });
     return () => {
       source.close();
       timers.current.forEach((timer) => window.clearTimeout(timer));

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { createQueryClient, useLiveRefresh } from './hooks';
 import { LiveProvider, useLive } from './live';
 import { AgentDetailPage, AgentsPage } from './pages/Agents';
+import { QuotasPage } from './pages/Quotas';
 import { ReplicasPage } from './pages/Replicas';
 import { RoutineDetailPage } from './pages/RoutineDetail';
 import { RoutinesPage } from './pages/Routines';
@@ -27,6 +28,7 @@ const NAV: Array<[string, string]> = [
   ['/office/wakeups', 'Wakeups'],
   ['/office/runs', 'Runs'],
   ['/office/agents', 'Agents'],
+  ['/office/quotas', 'Quotas'],
   ['/office/replicas', 'Replicas'],
   ['/office/inbox', 'Inbox'],
   ['/office/activity', 'Activity'],
@@ -48,6 +50,7 @@ function WorkspacePages() {
         <Route path="/office/wakeups" component={WakeupsPage} />
         <Route path="/office/runs" component={RunsPage} />
         <Route path="/office/agents" component={AgentsPage} />
+        <Route path="/office/quotas" component={QuotasPage} />
         <Route path="/office/replicas" component={ReplicasPage} />
         <Route path="/office/settings" component={SettingsPage} />
         <Route><p>Nothing here. <Link to="/office/routines">Go to routines</Link>.</p></Route>

@@ -24,7 +24,11 @@ export type FeedItem =
   | { kind: 'wakeup'; wakeup_id: string; agent_id: string; status: Wakeup['status'] }
   | { kind: 'run'; run_id: string; agent_id: string; status: Run['status'] }
   | { kind: 'routine'; routine_id: string }
-  | { kind: 'task'; task_id: string | null };
+  | { kind: 'task'; task_id: string | null }
+  | ({ kind: 'transcript'; run_id: string; agent_id: string; cut: boolean } & LiveTranscriptEvent)
+  | { kind: 'quota'; key: string };
+/** A transcript event as the stream carries it: `at` in epoch milliseconds, `text` cut when `cut`. */
+export type LiveTranscriptEvent = Omit<TranscriptEvent, 'at'> & { at: number };
 export type Comment = Schemas['Comment'];
 export type Approval = Schemas['Approval'];
 export type InboxItem = Schemas['InboxItem'];
@@ -35,3 +39,7 @@ export type BudgetWithSpend = Schemas['BudgetWithSpend'];
 export type Stats = Schemas['Stats'];
 export type Timeline = Schemas['Timeline'];
 export type Replica = Schemas['Replica'];
+export type Transcript = Schemas['Transcript'];
+export type TranscriptEvent = Schemas['TranscriptEvent'];
+export type Quota = Schemas['Quota'];
+export type Usage = Schemas['Usage'];

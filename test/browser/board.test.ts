@@ -68,6 +68,7 @@ describe.skipIf(NO_BROWSER)('office pages in Chromium', () => {
     const executor = fixtureAgent('succeed.mjs');
     await addAgent.locator('input[name="agent_name"]').fill('Builder');
     await addAgent.locator('select[name="role"]').selectOption('worker');
+    await addAgent.locator('select[name="executor_kind"]').selectOption('command');
     await addAgent.locator('input[name="command"]').fill(executor.kind === 'command' ? executor.command : '');
     await addAgent.locator('textarea[name="args"]').fill(executor.kind === 'command' ? executor.args!.join('\n') : '');
     await shot('add-agent');

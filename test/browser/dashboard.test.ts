@@ -152,9 +152,11 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await stillTheSamePage();
   });
 
-  it('opens the Prompt tab of a run', async () => {
+  it('opens a run on its transcript, then its Result and Prompt tabs', async () => {
     await page.locator('tr[data-status="succeeded"]', { hasText: 'Worker' }).last().getByRole('link').first().click();
-    await page.getByRole('tab', { name: 'Result' }).waitFor();
+    // What the command agent printed, line by line: its last line is its JSON result.
+    await page.getByRole('list', { name: 'Transcript' }).locator('li[data-type="line"]', { hasText: '"summary"' }).waitFor();
+    await page.getByRole('tab', { name: 'Result' }).click();
     await page.getByLabel('Result JSON').getByText('"summary"').waitFor();
     await page.getByRole('tab', { name: 'Prompt' }).click();
     const prompt = page.getByLabel('Assembled prompt');

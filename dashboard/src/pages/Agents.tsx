@@ -39,7 +39,10 @@ export function AgentsPage() {
                   <td><code>{actor?.state ?? '-'}</code></td>
                   <td>{actor?.queued ?? '-'}</td>
                   <td>{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : '-'}</td>
-                  <td>{actor?.cooldown_until ? <Time at={actor.cooldown_until} /> : '-'}</td>
+                  <td>
+                    {actor?.cooldown_until ? <Time at={actor.cooldown_until} /> : '-'}
+                    {actor?.quota_held_until && <> <Link to="/office/quotas"><Badge tone="warn" title="Its program's shared quota is exhausted">quota until <Time at={actor.quota_held_until} /></Badge></Link></>}
+                  </td>
                 </tr>
               );
             })}

@@ -3,7 +3,8 @@ import { RUN_STATUSES } from '../../../src/domain/types.js';
 import { elapsed, formatTime, shortId } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
-import type { Agent, Run } from '../types';
+import type { Agent, Run, Usage } from '../types';
+import { RunTranscript } from './RunTranscript';
 import { Empty, ErrorBox, FilterSelect, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 import { StopRunButton } from '../stopRun';
@@ -44,7 +45,7 @@ export function RunsPage() {
                 <td><Time at={run.started_at ?? run.created_at} /></td>
                 <td>{elapsed(run.started_at, run.finished_at, now)}</td>
                 <td>{run.attempt}</td>
-                <td>{run.cost_usd === null ? '-' : `$${run.cost_usd.toFixed(4)}`}</td>
+                <td title={run.cost_note ?? undefined}>{formatCost(run.cost_usd)}</td>
                 <td className="explain">{typeof run.result_json?.summary === 'string' ? run.result_json.summary : run.error ? <span className="bad">{run.error.split('\n')[0]}</span> : ''}</td>
               </tr>
             ))}
@@ -55,13 +56,24 @@ export function RunsPage() {
   );
 }
 
-type RunTab = 'result' | 'prompt' | 'context';
+type RunTab = 'transcript' | 'result' | 'prompt' | 'context';
+
+function formatUsage(usage: Usage | null | undefined): string {
+  if (!usage) return '-';
+  return `${usage.input_tokens.toLocaleString()} in (${usage.cached_input_tokens.toLocaleString()} cached) · ${usage.output_tokens.toLocaleString()} out`;
+}
+
+/** A cost to four decimals, or two significant digits below a cent (a short run costs a hundredth of one). */
+export function formatCost(cost: number | null | undefined): string {
+  if (cost === null || cost === undefined) return '-';
+  return cost > 0 && cost < 0.01 ? `$${cost.toPrecision(2)}` : `$${cost.toFixed(4)}`;
+}
 
 export function RunDetailPage(props: { id: string }) {
   const run = useApi<Run>(`/api/office/runs/${props.id}`);
   const agent = useApi<Agent>(run.data ? `/api/office/agents/${run.data.agent_id}` : null, { live: false });
   const now = useNow();
-  const [tab, setTab] = useState<RunTab>('result');
+  const [tab, setTab] = useState<RunTab>('transcript');
   if (run.error && !run.data) return <ErrorBox error={run.error} />;
   if (!run.data) return <Loading what="run" />;
   const r = run.data;
@@ -98,7 +110,9 @@ export function RunDetailPage(props: { id: string }) {
           <dl>
             <dt>Attempt</dt><dd>{r.attempt}</dd>
             <dt>Executor</dt><dd>{r.executor_kind ?? '-'}</dd>
-            <dt>Cost</dt><dd>{r.cost_usd === null ? '-' : `$${r.cost_usd.toFixed(4)}`}</dd>
+            <dt>Cost</dt><dd data-testid="run-cost">{formatCost(r.cost_usd)}{r.cost_note && <span className="muted"> ({r.cost_note})</span>}</dd>
+            <dt>Tokens</dt><dd data-testid="run-usage">{formatUsage(r.usage)}</dd>
+            <dt>Session</dt><dd>{r.cli_session_id ? <code title="The program's own session id: the next run of this agent on the task resumes it">{shortId(r.cli_session_id)}</code> : '-'}</dd>
           </dl>
         </div>
       </div>
@@ -108,8 +122,9 @@ export function RunDetailPage(props: { id: string }) {
           <pre className="json bad" aria-label="Error">{r.error}</pre>
         </>
       )}
-      <Tabs<RunTab> tabs={[['result', 'Result'], ['prompt', 'Prompt'], ['context', 'Context']]} active={tab} onChange={setTab} />
+      <Tabs<RunTab> tabs={[['transcript', 'Transcript'], ['result', 'Result'], ['prompt', 'Prompt'], ['context', 'Context']]} active={tab} onChange={setTab} />
       <div role="tabpanel" className="tabpanel">
+        {tab === 'transcript' && <RunTranscript runId={r.id} running={r.status === 'running' || r.status === 'queued'} />}
         {tab === 'result' && <Json value={r.result_json} label="Result JSON" />}
         {tab === 'prompt' && (
           <>

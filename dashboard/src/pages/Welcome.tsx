@@ -65,18 +65,39 @@ export function AddFirstAgent(props: { workspace: Workspace }) {
   return <AddAgentForm workspace={props.workspace} />;
 }
 
+/** The programs the scheduler knows by name, and the plain command. */
+const PROGRAMS: Array<[ProgramKind, string, string]> = [
+  ['claude_code', 'Claude Code', 'claude'],
+  ['codex', 'Codex CLI', 'codex'],
+  ['gemini_cli', 'Gemini CLI', 'gemini'],
+  ['command', 'Another command', ''],
+];
+type ProgramKind = 'claude_code' | 'codex' | 'gemini_cli' | 'command';
+
+/** The executor the form describes: a known program needs no command, a command needs no JSON. */
+function executorOf(kind: ProgramKind, fields: { command: string; args: string[]; model: string }) {
+  if (kind === 'command') return { kind, command: fields.command, args: fields.args };
+  return {
+    kind,
+    ...(fields.command ? { command: fields.command } : {}),
+    ...(fields.args.length > 0 ? { args: fields.args } : {}),
+    ...(fields.model ? { model: fields.model } : {}),
+  };
+}
+
 function AddAgentForm(props: { workspace: Workspace }) {
   const [name, setName] = useState('');
   const [role, setRole] = useState<Agent['role']>('worker');
+  const [kind, setKind] = useState<ProgramKind>('claude_code');
   const [command, setCommand] = useState('');
+  const [model, setModel] = useState('');
   const [args, setArgs] = useState('');
   const action = useAction();
+  const program = PROGRAMS.find(([k]) => k === kind)!;
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    await action.run(() => api<Agent>('POST', '/api/office/agents', validated(CreateAgentBody, {
-      workspace_id: props.workspace.id, name, role,
-      executor: { kind: 'command', command, args: args.split('\n').map((a) => a.trim()).filter(Boolean) },
-    })));
+    const executor = executorOf(kind, { command: command.trim(), model: model.trim(), args: args.split('\n').map((a) => a.trim()).filter(Boolean) });
+    await action.run(() => api<Agent>('POST', '/api/office/agents', validated(CreateAgentBody, { workspace_id: props.workspace.id, name, role, executor })));
   };
   const nameError = fieldError(action.error, 'name');
   const commandError = fieldError(action.error, 'command');
@@ -84,8 +105,8 @@ function AddAgentForm(props: { workspace: Workspace }) {
     <section className="welcome" aria-label="Add an agent">
       <h2>Add an agent</h2>
       <p className="hint">
-        <strong>{props.workspace.name}</strong> has no agents yet. An agent is a command the scheduler runs when it wakes the agent:
-        the prompt arrives on stdin, and <code>OFFICE_API_URL</code> with a run token in the environment.
+        <strong>{props.workspace.name}</strong> has no agents yet. An agent is a program the scheduler runs when it wakes the agent: Claude Code,
+        Codex CLI, Gemini CLI, or any command. The prompt arrives on stdin, and <code>OFFICE_API_URL</code> with a run token in the environment.
       </p>
       <form className="card narrow" onSubmit={submit} noValidate aria-label="Add an agent">
         <Field label="Name" error={nameError}>
@@ -96,11 +117,22 @@ function AddAgentForm(props: { workspace: Workspace }) {
             {AGENT_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
           </select>
         </Field>
-        <Field label="Command" error={commandError} hint="Run without a shell, e.g. /usr/local/bin/claude or node.">
-          <input name="command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder="node" />
+        <Field label="Program" hint={kind === 'command' ? 'Run without a shell; the last JSON line it prints is its result.' : `The scheduler runs ${program[2]} non-interactively and reads its usage, cost, session and limits.`}>
+          <select name="executor_kind" value={kind} onChange={(e) => setKind(e.target.value as ProgramKind)}>
+            {PROGRAMS.map(([k, label]) => <option key={k} value={k}>{label}</option>)}
+          </select>
         </Field>
-        <Field label="Arguments (one per line)">
-          <textarea name="args" rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder="agent.mjs" />
+        <Field label="Command" error={commandError} hint={kind === 'command' ? 'e.g. node or /usr/local/bin/my-agent' : `Leave empty to find ${program[2]} on PATH.`}>
+          <input name="command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder={kind === 'command' ? 'node' : program[2]} />
+        </Field>
+        {kind !== 'command' && (
+          <Field label="Model" hint="Optional: passed with the program's own model flag.">
+            <input name="model" value={model} onChange={(e) => setModel(e.target.value)} />
+          </Field>
+        )}
+        <Field label={kind === 'command' ? 'Arguments (one per line)' : 'Extra arguments (one per line)'}
+          hint={kind === 'claude_code' ? 'e.g. --permission-mode and acceptEdits, on two lines' : undefined}>
+          <textarea name="args" rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder={kind === 'command' ? 'agent.mjs' : ''} />
         </Field>
         <ErrorBox error={nameError || commandError ? null : action.error} />
         <footer><button type="submit" className="primary" disabled={action.busy}>Add agent</button></footer>
