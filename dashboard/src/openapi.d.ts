@@ -1749,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1814,7 +1814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1888,7 +1888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2000,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,7 +2215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,7 +2288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2400,7 +2400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2492,7 +2492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2613,7 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2694,7 +2694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,7 +2806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2889,7 +2889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3380,7 +3380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3460,7 +3460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3572,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3637,6 +3637,7 @@ export interface operations {
                     blocked_by?: string[];
                     reviewers?: string[];
                     requires_approval?: boolean;
+                    executor?: components["schemas"]["ExecutorSpecInput"] | null;
                 };
             };
         };
@@ -3668,7 +3669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3797,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3918,7 +3919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4012,7 +4013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4139,7 +4140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,7 +4345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4465,7 +4466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4544,7 +4545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4661,7 +4662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4728,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4817,7 +4818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4884,7 +4885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4976,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5103,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5170,7 +5171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5237,7 +5238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5366,7 +5367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5448,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5524,7 +5525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5647,7 +5648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5759,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5842,7 +5843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6002,7 +6003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6126,7 +6127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6219,7 +6220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6361,7 +6362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6480,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6735,7 +6736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6818,7 +6819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,7 +6896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,7 +7006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7246,7 +7247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,7 +7312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7419,7 +7420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -81,6 +81,8 @@ export const PatchTaskBody = z.strictObject({
   blocked_by: TaskIds.optional(),
   reviewers: TaskIds.optional(),
   requires_approval: z.boolean().optional(),
+  /** The task's own executor, over the agent's: an admin's choice (domain/access.ts). */
+  executor: ExecutorSpecSchema.nullable().optional(),
 });
 export const MoveTaskBody = z.strictObject({ state: z.enum(TASK_STATES), note: z.string().max(10_000).optional() });
 export const TaskListQuery = z.strictObject({

@@ -28,14 +28,14 @@ export function observeRoutes(ctx: AppContext) {
 
     r.get('/api/office/wakeups', { schema: {
       ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS }),
-      querystring: WakeupListQuery } }, async (req) =>
+      querystring: WakeupListQuery }, config: { access: 'read' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
         return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w) })));
       }));
     r.get('/api/office/wakeups/:id', { schema: {
       ...operation({ operationId: 'explainWakeup', summary: 'Read a wakeup with its explanation and its decisions', tag: 'Wakeups', success: { 200: WakeupDetailSchema }, errors: READ_ERRORS }),
-      params: IdParams } }, async (req) =>
+      params: IdParams }, config: { access: 'read' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeup = await tx.wakeups.get(req.params.id) ?? throwNotFound('wakeup', req.params.id);
         const activity = await tx.activity.list({ wakeup_id: wakeup.id, limit: 50 });
@@ -44,12 +44,12 @@ export function observeRoutes(ctx: AppContext) {
 
     r.get('/api/office/runs', { schema: {
       ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS }),
-      querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
+      querystring: RunListQuery }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
     r.get('/api/office/runs/:id', { schema: {
       ...operation({ operationId: 'getRun', summary: 'Read a run', tag: 'Runs', success: { 200: RunSchema }, errors: READ_ERRORS,
         description: 'A run token may read only its own agent\'s runs.' }),
-      params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
+      params: IdParams }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
     r.post('/api/office/runs/:id/cancel', { schema: {
@@ -57,21 +57,21 @@ export function observeRoutes(ctx: AppContext) {
         description: 'Stops the session (a command\'s process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent\'s request is aborted). '
           + 'The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. '
           + 'A member may cancel only the runs of routines it owns; an admin any run.' }),
-      params: IdParams, body: CancelRunBody.nullish() } }, async (req) =>
+      params: IdParams, body: CancelRunBody.nullish() }, config: { access: 'owner' } }, async (req) =>
       toApi(await ctx.runCancels.cancel(req.params.id, req.principal, req.body?.reason ?? null)));
 
     r.get('/api/office/activity', { schema: {
       ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),
-      querystring: ActivityQuery } }, async (req) =>
+      querystring: ActivityQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
     r.get('/api/office/inbox', { schema: {
       ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery } }, async (req) =>
+      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
     r.post('/api/office/inbox/:id/resolve', { schema: {
       ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
         description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
-      params: IdParams } }, async (req) =>
+      params: IdParams }, config: { access: 'member' } }, async (req) =>
       toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id)));
   };
 }
