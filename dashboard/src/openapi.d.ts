@@ -3980,8 +3980,8 @@ export interface operations {
                 "application/json": {
                     body: string;
                     /** @enum {string} */
-                    author_type: "user" | "agent";
-                    author_id: string;
+                    author_type?: "user" | "agent";
+                    author_id?: string;
                 };
             };
         };

@@ -68,6 +68,36 @@ export function ownerForNewRoutine(principal: Principal, requested: string | und
   return { refused: `owner_id '${requested}': a member's routines are owned by its own token (${principal.tokenId}); only an admin may set owner_id` };
 }
 
+/** Who a comment is by: a person's token, or an agent. */
+export interface CommentAuthor {
+  author_type: 'user' | 'agent';
+  author_id: string;
+}
+
+/**
+ * The author of a comment is its credential (API.md, "Trust boundaries"): a named token writes as
+ * itself (user, its id), a run token as its agent. A body may name that same author; naming another
+ * is refused, so no one speaks as an agent or a colleague. Only the bootstrap admin (and the open
+ * mode, which is the admin) may name any author: it is how imports and scripts record who said what.
+ */
+export function commentAuthorOf(
+  principal: Principal, named: { author_type?: CommentAuthor['author_type'] | undefined; author_id?: string | undefined },
+): { author: CommentAuthor } | { refused: string } | { invalid: { field: string; message: string } } {
+  if (principal.kind === 'user' && principal.tokenId === BOOTSTRAP_ADMIN_ID) {
+    const type = named.author_type ?? 'user';
+    if (named.author_id === undefined && type === 'agent') return { invalid: { field: 'author_id', message: 'name the agent whose comment this is' } };
+    return { author: { author_type: type, author_id: named.author_id ?? BOOTSTRAP_ADMIN_ID } };
+  }
+  const own: CommentAuthor = principal.kind === 'agent'
+    ? { author_type: 'agent', author_id: principal.agentId }
+    : { author_type: 'user', author_id: principal.tokenId };
+  const namesAnother = (named.author_type !== undefined && named.author_type !== own.author_type)
+    || (named.author_id !== undefined && named.author_id !== own.author_id);
+  if (!namesAnother) return { author: own };
+  const who = principal.kind === 'agent' ? `a run token's comment is its agent's (${own.author_id})` : `token ${own.author_id}'s comment is its own`;
+  return { refused: `${who}; it may not be written as ${named.author_type ?? own.author_type} ${named.author_id ?? own.author_id} (leave author_type and author_id out)` };
+}
+
 /** Giving an existing routine another owner is an admin's act. */
 export function mayReassignOwner(principal: Principal, routine: { id: string; owner_id: string }, requested: string): Permission {
   if (requested === routine.owner_id) return { allowed: true };

@@ -94,10 +94,11 @@ export const TaskListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+/** The author comes from the credential; a body may name it (and only the bootstrap admin another one: governance.ts). */
 export const CreateCommentBody = z.strictObject({
   body: z.string().trim().min(1).max(100_000),
-  author_type: z.enum(['user', 'agent']),
-  author_id: Id,
+  author_type: z.enum(['user', 'agent']).optional(),
+  author_id: Id.optional(),
 });
 
 export const CreateApprovalBody = z.strictObject({

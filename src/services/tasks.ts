@@ -1,6 +1,6 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
-import type { CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import type { CreateApprovalBody, CreateBudgetBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
 import { ATTENDED, provenanceOf, type Provenance } from '../domain/provenance.js';
 import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
@@ -17,6 +17,9 @@ import type { WakeupService } from './wakeups.js';
  * carries the run's provenance. `provenance` given: the caller knows it already (a fire, a finish).
  */
 export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null; runId?: string; provenance?: Provenance };
+
+/** A comment to store: its author decided already, from the credential (governance.ts, commentAuthorOf). */
+export type NewComment = Pick<Comment, 'body' | 'author_type' | 'author_id'>;
 
 /** What caused a write: given, or the run's that wrote it, or attended. */
 async function provenanceOfActor(tx: Tx, by: Actor): Promise<Provenance> {
@@ -166,11 +169,12 @@ export class TaskService {
     tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
   }
 
-  createComment(taskId: string, body: z.output<typeof CreateCommentBody>, by?: Actor): Promise<Comment> {
+  createComment(taskId: string, body: NewComment, by?: Actor): Promise<Comment> {
     return this.deps.store.transaction((tx) => this.createCommentIn(tx, taskId, body, by));
   }
 
-  async createCommentIn(tx: Tx, taskId: string, body: z.output<typeof CreateCommentBody>, by: Actor = { type: body.author_type, id: body.author_id }): Promise<Comment> {
+  /** `by`: who writes it (the author when absent): an agent's write is its run's follow-on work. */
+  async createCommentIn(tx: Tx, taskId: string, body: NewComment, by: Actor = { type: body.author_type, id: body.author_id }): Promise<Comment> {
     const task = await tx.tasks.get(taskId);
     if (!task) throw notFound('task', taskId);
     if (body.author_type === 'agent') await requireAgentIn(tx, task.workspace_id, body.author_id, 'author_id');

@@ -6,7 +6,8 @@ import {
   ResolveApprovalBody, TaskListQuery, WorkspaceQuery,
 } from '../../domain/schemas.js';
 import type { Task } from '../../domain/types.js';
-import { forbidden, notFound } from '../../services/errors.js';
+import { commentAuthorOf, type CommentAuthor } from '../../domain/governance.js';
+import { forbidden, invalid, notFound } from '../../services/errors.js';
 import type { Actor } from '../../services/tasks.js';
 import { ApprovalSchema, BudgetSchema, BudgetWithSpendSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
 import { budgetsWithSpend } from '../../services/budgetStanding.js';
@@ -17,9 +18,20 @@ import { throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
 
-/** An agent writes as its run: what it writes is that run's follow-on work, with the run's provenance. */
+/**
+ * Who writes: an agent as its run (what it writes is that run's follow-on work, with the run's
+ * provenance), a person as its token.
+ */
 function actorOf(req: FastifyRequest): Actor {
-  return req.principal.kind === 'agent' ? { type: 'agent', id: req.principal.agentId, runId: req.principal.runId } : { type: 'user', id: null };
+  return req.principal.kind === 'agent' ? { type: 'agent', id: req.principal.agentId, runId: req.principal.runId } : { type: 'user', id: req.principal.tokenId };
+}
+
+/** The comment's author, from the credential (governance.ts): naming another is a 403, and changes nothing. */
+function commentAuthor(req: FastifyRequest, named: { author_type?: 'user' | 'agent' | undefined; author_id?: string | undefined }): CommentAuthor {
+  const decided = commentAuthorOf(req.principal, named);
+  if ('refused' in decided) throw forbidden(decided.refused);
+  if ('invalid' in decided) throw invalid(decided.invalid.field, decided.invalid.message);
+  return decided.author;
 }
 
 /** A run token acts only inside its own workspace, and moves only its own tasks. */
@@ -75,10 +87,8 @@ export function taskRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createComment', summary: 'Comment on a task', tag: 'Tasks', success: { 201: CommentSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: CreateCommentBody }, config: { access: 'member', agentAllowed: true } }, async (req, reply) => {
       await taskForPrincipal(ctx, req, req.params.id, false);
-      const body = req.principal.kind === 'agent'
-        ? { ...req.body, author_type: 'agent' as const, author_id: req.principal.agentId }
-        : req.body;
-      return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, body, req.principal.kind === 'agent' ? actorOf(req) : undefined)));
+      const author = commentAuthor(req, req.body);
+      return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, { body: req.body.body, ...author }, actorOf(req))));
     });
     r.get('/api/office/tasks/:id/comments', { schema: {
       ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS }),
