@@ -27,6 +27,18 @@ export const BOOTSTRAP_ADMIN: UserPrincipal = Object.freeze({ kind: 'user', toke
 
 export type Permission = { allowed: true } | { allowed: false; reason: string };
 
+/** Who did it, as an activity entry names them (API.md, "People are named in the audit"). */
+export interface ActorFields {
+  actor_type: 'user' | 'agent';
+  /** A person's token id ("admin" for the bootstrap token and the open mode), or an agent's id. */
+  actor_id: string;
+}
+
+/** The actor of an entry written for what this caller did. */
+export function actorFieldsOf(principal: Principal): ActorFields {
+  return principal.kind === 'user' ? { actor_type: 'user', actor_id: principal.tokenId } : { actor_type: 'agent', actor_id: principal.agentId };
+}
+
 /** A member manages only the routines it owns; an admin manages every routine. */
 export function mayManageRoutine(principal: Principal, routine: { id: string; owner_id: string | null }): Permission {
   if (principal.kind !== 'user') return { allowed: false, reason: 'a run token may not manage routines' };

@@ -13,6 +13,8 @@ import { BOOTSTRAP_ADMIN, type Principal } from '../domain/governance.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** What authenticated the request: the session cookie, a bearer token, or nothing (no OFFICE_API_TOKEN: the open mode). */
+    credential: 'session' | 'token' | 'open' | null;
   }
   interface FastifyContextConfig {
     /**
@@ -67,12 +69,14 @@ function bearerOf(request: FastifyRequest): string | null {
  */
 export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
   app.decorateRequest('principal', null as never);
+  app.decorateRequest('credential', null);
   app.addHook('onRequest', async (request) => {
     if (!isOfficeApi(request)) return;
     const bearer = bearerOf(request);
     const signedIn = bearer === null ? await principalOfSessionCookie(request) : null;
     if (signedIn) {
       request.principal = signedIn;
+      request.credential = 'session';
       return;
     }
     if (bearer) {
@@ -83,11 +87,13 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
       }
       if (person) {
         request.principal = person.principal;
+        request.credential = 'token';
         return;
       }
       const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
       if (run && run.status === 'running') {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
+        request.credential = 'token';
         if (isRead(request)) {
           if (request.routeOptions.config?.agentRead === false) throw forbidden(`a run token may not read ${request.routeOptions.url}`);
         } else if (!request.routeOptions.config?.agentAllowed) {
@@ -101,6 +107,7 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
     if (apiToken && request.routeOptions.config?.signInProbe) return;
     if (apiToken) throw new ServiceError('unauthorized', 'missing bearer token: set Authorization: Bearer <OFFICE_API_TOKEN>');
     request.principal = BOOTSTRAP_ADMIN;
+    request.credential = 'open';
   });
   registerRunTokenReadScope(app, store);
   registerPersonAccess(app);

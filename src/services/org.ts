@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody, WakeAgentBody } from '../domain/schemas.js';
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
+import { BOOTSTRAP_ADMIN_ID, type ActorFields } from '../domain/governance.js';
 import { clientWakeKey } from '../domain/idempotency.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
@@ -25,7 +26,7 @@ export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role ===
 export interface AgentRoutines {
   /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
   installHeartbeat(tx: Tx, agent: Agent, ownerId?: string): Promise<void>;
-  pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void>;
+  pauseRoutinesOf(tx: Tx, agentId: string, now: number, by?: ActorFields): Promise<void>;
 }
 
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
@@ -165,7 +166,8 @@ export class OrgService {
     return agent;
   }
 
-  async deleteAgent(id: string): Promise<void> {
+  /** `by`: the person deleting it, whom the entries it writes name. */
+  async deleteAgent(id: string, by?: ActorFields): Promise<void> {
     const agent = await this.deps.store.transaction(async (tx) => {
       const existing = await tx.agents.get(id);
       if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
@@ -173,9 +175,9 @@ export class OrgService {
       // Soft delete: runs and wakeups keep pointing at the agent for the record.
       await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
       // Nothing waits on an agent that is gone: its queue is cancelled and its routines pause.
-      await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now);
-      await this.unassignOpenTasks(tx, existing, now);
-      await this.routines.pauseRoutinesOf(tx, id, now);
+      await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now, by);
+      await this.unassignOpenTasks(tx, existing, now, by);
+      await this.routines.pauseRoutinesOf(tx, id, now, by);
       tx.emit('agent.deleted', { agent_id: id });
       return (await tx.agents.get(id))!;
     });
@@ -186,17 +188,18 @@ export class OrgService {
    * A deleted agent's open tasks go back to the pool: no later event about them names an agent that
    * is gone, and a person sees, per task, why it lost its assignee.
    */
-  private async unassignOpenTasks(tx: Tx, agent: Agent, now: number): Promise<void> {
+  private async unassignOpenTasks(tx: Tx, agent: Agent, now: number, by: ActorFields | undefined): Promise<void> {
     for (const task of await tx.tasks.unassignOpen(agent.id, now)) {
       tx.emit('task.assigned', { task_id: task.id, workspace_id: task.workspace_id, agent_id: null, previous_agent_id: agent.id });
       await recordDecision(tx, this.deps.log, {
-        workspace_id: task.workspace_id, code: 'task_unassigned', agent_id: agent.id, task_id: task.id,
+        workspace_id: task.workspace_id, code: 'task_unassigned', agent_id: agent.id, task_id: task.id, ...by,
         message: `unassigned: its assignee ${agent.name} was deleted`, details: { reason: 'agent_deleted', previous_agent_id: agent.id },
       }, now);
     }
   }
 
-  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId = 'user'): Promise<EnqueueOutcome> {
+  /** A person's wake: `userId` is their token id ("admin" for the bootstrap token and the open mode). */
+  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId: string = BOOTSTRAP_ADMIN_ID): Promise<EnqueueOutcome> {
     return this.deps.store.transaction(async (tx) => {
       const agent = await tx.agents.get(agentId);
       if (!agent || agent.deleted_at !== null) throw notFound('agent', agentId);

@@ -6,7 +6,7 @@
  * wherever it runs: here, or on the replica holding the agent (the stop is relayed to it).
  */
 import type { Logger } from 'pino';
-import type { Principal } from '../domain/governance.js';
+import { actorFieldsOf, type ActorFields, type Principal } from '../domain/governance.js';
 import { RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
@@ -53,7 +53,7 @@ export class RunCancelService {
       }
       this.deps.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
       tx.emit('run.finished', { run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id, task_id: run.task_id, status: 'cancelled', cost_usd: null });
-      await this.endWakeup(tx, run, by, reason, now);
+      await this.endWakeup(tx, run, by, actorFieldsOf(principal), reason, now);
       tx.afterCommit(() => this.deps.stopSession(run));
       return { ...run, ...ended };
     });
@@ -63,7 +63,7 @@ export class RunCancelService {
    * The run's wakeup ends `cancelled` (run_cancelled): no retry, no escalation, and its routine run's
    * outcome is `cancelled`, which a routine does not count as a failed run.
    */
-  private async endWakeup(tx: Tx, run: Run, by: string, reason: string | null, now: number) {
+  private async endWakeup(tx: Tx, run: Run, by: string, actor: ActorFields, reason: string | null, now: number) {
     const wakeup = await tx.wakeups.get(run.wakeup_id);
     const open = wakeup && wakeup.run_id === run.id && wakeup.status === 'claimed';
     if (open) {
@@ -72,7 +72,7 @@ export class RunCancelService {
     }
     await recordDecision(tx, this.deps.log, {
       workspace_id: run.workspace_id, code: 'run_cancelled', agent_id: run.agent_id, task_id: run.task_id, wakeup_id: run.wakeup_id,
-      run_id: run.id, routine_id: run.routine_id,
+      run_id: run.id, routine_id: run.routine_id, ...actor,
       message: `run cancelled by ${by}${reason ? `: ${reason}` : ''}; its session is stopped and its wakeup ends cancelled (${RUN_CANCELLED_REASON}), not retried`,
       details: { reason, by, wakeup_status_before: wakeup?.status ?? null },
     }, now, 'warn');

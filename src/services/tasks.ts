@@ -227,20 +227,29 @@ export class TaskService {
     });
   }
 
-  /** Approving moves an in-review task to DONE; rejecting sends it back to IN_PROGRESS. */
-  resolveApproval(id: string, status: 'approved' | 'rejected', note: string | null): Promise<Approval> {
+  /**
+   * Approving moves an in-review task to DONE; rejecting sends it back to IN_PROGRESS. `by`: the
+   * person deciding, whom the activity entry and the move name.
+   */
+  resolveApproval(id: string, status: 'approved' | 'rejected', note: string | null, by: Actor = { type: 'user', id: null }): Promise<Approval> {
     return this.deps.store.transaction(async (tx) => {
       const approval = await tx.approvals.get(id);
       if (!approval) throw notFound('approval', id);
       const now = this.deps.clock.now();
       if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
       await tx.inbox.resolveByRef(id);
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: approval.workspace_id, code: 'approval_resolved', agent_id: approval.requested_by_agent_id, task_id: approval.task_id,
+        actor_type: by.type, actor_id: by.id,
+        message: `approval '${approval.title}' ${status} by ${by.id ?? 'a person'}${note ? `: ${note}` : ''}`,
+        details: { approval_id: id, status, decision_note: note },
+      }, now);
       tx.emit('approval.resolved', {
         approval_id: id, task_id: approval.task_id, requested_by_agent_id: approval.requested_by_agent_id, status, decision_note: note,
       });
       const task = approval.task_id ? await tx.tasks.get(approval.task_id) : undefined;
       if (task && task.state === 'IN_REVIEW') {
-        await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', { type: 'user', id: null }, note, true);
+        await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', by, note, true);
       }
       return (await tx.approvals.get(id))!;
     });

@@ -13,6 +13,7 @@ import {
 import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
+import { actorFieldsOf } from '../../domain/governance.js';
 import { resolveInboxItem } from '../../services/inbox.js';
 import { throwNotFound } from './org.js';
 
@@ -72,7 +73,7 @@ export function observeRoutes(ctx: AppContext) {
       ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
         description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
       params: IdParams }, config: { access: 'member' } }, async (req) =>
-      toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id)));
+      toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id, actorFieldsOf(req.principal))));
   };
 }
 

@@ -7,6 +7,7 @@ import {
 } from '../../domain/schemas.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
+import { actorFieldsOf } from '../../domain/governance.js';
 import { provenanceOf } from '../../domain/provenance.js';
 import type { Agent } from '../../domain/types.js';
 import { describeAgentActor } from '../../machines/agent.js';
@@ -79,7 +80,7 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'deleteAgent', summary: 'Delete an agent', tag: 'Agents', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'Its queued and scheduled wakeups end cancelled, its open tasks are unassigned and its routines are paused.' }),
       params: IdParams }, config: { access: 'admin' } }, async (req, reply) => {
-      await ctx.org.deleteAgent(req.params.id);
+      await ctx.org.deleteAgent(req.params.id, actorFieldsOf(req.principal));
       return reply.code(204).send();
     });
     r.post('/api/office/agents/:id/wake', { schema: {
@@ -92,7 +93,7 @@ export function orgRoutes(ctx: AppContext) {
       const body = { ...req.body, idempotency_key: wakeKeyOf(req.body.idempotency_key, req.headers['idempotency-key']) };
       const outcome = req.principal.kind === 'agent'
         ? await selfWake(ctx, req.principal, req.params.id, body)
-        : await ctx.org.wake(req.params.id, body);
+        : await ctx.org.wake(req.params.id, body, req.principal.tokenId);
       // A repeat of an earlier request is answered with what it created, and creates nothing.
       if (outcome.kind === 'duplicate') {
         req.log.info({ agent_id: req.params.id, wakeup_id: outcome.wakeup.id, idempotency_key: body.idempotency_key }, 'repeated wake request answered with its first wakeup');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { nextFireTimes } from '../../domain/cron.js';
 import { CreateRoutineBody, FireRoutineBody, Id, PatchRoutineBody, PatchTriggerBody, PreviewQuery, TriggerBody, WorkspaceQuery } from '../../domain/schemas.js';
 import type { Routine, RoutineTrigger } from '../../domain/routines.js';
+import { actorFieldsOf } from '../../domain/governance.js';
 import { invalid } from '../../services/errors.js';
 import {
   RoutineListItemSchema, RoutineRunResponseSchema, RoutineRunSchema, RoutineSchema, RoutineTriggerSchema, TriggerPreviewSchema,
@@ -58,14 +59,14 @@ export function routineRoutes(ctx: AppContext) {
       ...operation({ operationId: 'updateRoutine', summary: 'Change, pause or archive a routine', tag: 'Routines', success: { 200: RoutineSchema }, errors: WRITE_ERRORS,
         description: 'A member may change only the routines it owns (403 with the reason otherwise), and may not give one another owner. An admin may set `owner_id`: a routine paused because its owner\'s token was revoked (`paused_reason: "owner\'s token was revoked"`) resumes when an admin gives it a new owner, unless the same request sets `status`. Setting such a routine `active` without a new owner, or naming a revoked token as owner, is a 409.' }),
       params: IdParams, body: PatchRoutineBody }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req) => {
-      await ctx.routines.update(req.params.id, req.body);
+      await ctx.routines.update(req.params.id, req.body, actorFieldsOf(req.principal));
       return routineDetail(ctx, req.params.id);
     });
     r.delete('/api/office/routines/:id', { schema: {
       ...operation({ operationId: 'deleteRoutine', summary: 'Archive a routine', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'The routine leaves the lists and its triggers stop; it can still be read, with `status: "archived"`, and its runs listed.' }),
       params: IdParams }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req, reply) => {
-      await ctx.routines.remove(req.params.id);
+      await ctx.routines.remove(req.params.id, actorFieldsOf(req.principal));
       return reply.code(204).send();
     });
     r.get('/api/office/routines/:id/runs', { schema: {

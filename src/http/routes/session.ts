@@ -30,8 +30,7 @@ export function sessionRoutes() {
       const principal = request.principal as FastifyRequest['principal'] | null;
       if (principal === null) return { signed_in: false, token_id: null, role: null, via: null, expires_at: null };
       if (principal.kind !== 'user') throw forbidden('a run token has no session');
-      const via = request.session ? 'session' : request.server.sessions.configured ? 'token' : 'open';
-      return toApi({ signed_in: true, token_id: principal.tokenId, role: principal.role, via, expires_at: request.session?.expires_at ?? null });
+      return toApi({ signed_in: true, token_id: principal.tokenId, role: principal.role, via: request.session ? 'session' : request.credential, expires_at: request.session?.expires_at ?? null });
     };
 
     r.get('/api/office/session', { schema: operation({ operationId: 'getSession', summary: 'Who is signed in', tag: 'Sessions',

@@ -107,7 +107,7 @@ export function taskRoutes(ctx: AppContext) {
       ...operation({ operationId: 'resolveApproval', summary: 'Approve or reject', tag: 'Approvals', success: { 200: ApprovalSchema }, errors: WRITE_ERRORS,
         description: 'Resolving a task\'s approval moves the task: `approved` to DONE, `rejected` to IN_PROGRESS.' }),
       params: IdParams, body: ResolveApprovalBody }, config: { access: 'member' } }, async (req) =>
-      toApi(await ctx.tasks.resolveApproval(req.params.id, req.body.status, req.body.decision_note ?? null)));
+      toApi(await ctx.tasks.resolveApproval(req.params.id, req.body.status, req.body.decision_note ?? null, actorOf(req))));
 
     r.post('/api/office/budgets', { schema: {
       ...operation({ operationId: 'createBudget', summary: 'Create a budget', tag: 'Budgets', success: { 201: BudgetSchema }, errors: WRITE_ERRORS }),
