@@ -4,6 +4,7 @@ import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgen
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
 import { BOOTSTRAP_ADMIN_ID, type ActorFields } from '../domain/governance.js';
 import { clientWakeKey } from '../domain/idempotency.js';
+import { SECRET_MASK, keepStoredSecrets } from '../domain/secrets.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
@@ -27,6 +28,18 @@ export interface AgentRoutines {
   /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
   installHeartbeat(tx: Tx, agent: Agent, ownerId?: string): Promise<void>;
   pauseRoutinesOf(tx: Tx, agentId: string, now: number, by?: ActorFields): Promise<void>;
+}
+
+/**
+ * An executor as a write stores it: whole, except that a secret sent back masked (as every read
+ * answers it) keeps the stored value of the same name. A masked value with nothing behind it is a 400.
+ */
+export function executorToStore<T>(next: T, stored: unknown, field: string): T {
+  const kept = keepStoredSecrets(next, stored);
+  if ('unknown' in kept) {
+    throw invalid(`${field}.${kept.unknown.path}`, `"${SECRET_MASK}" keeps the stored secret of that name, but none is stored; send the value itself`);
+  }
+  return kept.executor;
 }
 
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
@@ -71,7 +84,7 @@ export class OrgService {
         name: body.name,
         timezone: body.timezone ?? 'UTC',
         recovery_lookback_hours: body.recovery_lookback_hours ?? 24,
-        default_executor: body.default_executor ?? null,
+        default_executor: executorToStore(body.default_executor ?? null, null, 'default_executor'),
         created_at: now,
         updated_at: now,
       };
@@ -82,8 +95,9 @@ export class OrgService {
 
   updateWorkspace(id: string, body: z.output<typeof PatchWorkspaceBody>): Promise<Workspace> {
     return this.deps.store.transaction(async (tx) => {
-      await requireWorkspace(tx, id);
-      await tx.workspaces.update(id, { ...body, updated_at: this.deps.clock.now() });
+      const stored = await requireWorkspace(tx, id);
+      const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
+      await tx.workspaces.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
       return (await tx.workspaces.get(id))!;
     });
   }
@@ -92,7 +106,10 @@ export class OrgService {
     return this.deps.store.transaction(async (tx) => {
       await requireWorkspace(tx, body.workspace_id);
       const now = this.deps.clock.now();
-      const project: Project = { id: newId('prj'), workspace_id: body.workspace_id, name: body.name, default_executor: body.default_executor ?? null, created_at: now, updated_at: now };
+      const project: Project = {
+        id: newId('prj'), workspace_id: body.workspace_id, name: body.name,
+        default_executor: executorToStore(body.default_executor ?? null, null, 'default_executor'), created_at: now, updated_at: now,
+      };
       await tx.projects.insert(project);
       return project;
     });
@@ -100,8 +117,10 @@ export class OrgService {
 
   updateProject(id: string, body: z.output<typeof PatchProjectBody>): Promise<Project> {
     return this.deps.store.transaction(async (tx) => {
-      if (!(await tx.projects.get(id))) throw notFound('project', id);
-      await tx.projects.update(id, { ...body, updated_at: this.deps.clock.now() });
+      const stored = await tx.projects.get(id);
+      if (!stored) throw notFound('project', id);
+      const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
+      await tx.projects.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
       return (await tx.projects.get(id))!;
     });
   }
@@ -122,7 +141,7 @@ export class OrgService {
         max_concurrent_sessions: body.max_concurrent_sessions ?? 1,
         cooldown_sec: body.cooldown_sec ?? 10,
         last_wakeup_finished_at: null,
-        executor: body.executor ?? null,
+        executor: executorToStore(body.executor ?? null, null, 'executor'),
         daily_run_cap: body.daily_run_cap ?? null,
         daily_cost_cap_usd: body.daily_cost_cap_usd ?? null,
         max_concurrent_routine_runs: body.max_concurrent_routine_runs ?? null,
@@ -148,6 +167,7 @@ export class OrgService {
       const resuming = body.status === 'idle' && (existing.status === 'paused' || existing.status === 'stopped');
       await tx.agents.update(id, {
         ...body,
+        ...(body.executor === undefined ? {} : { executor: executorToStore(body.executor, existing.executor, 'executor') }),
         ...(resuming ? { paused_reason: null } : {}),
         ...(body.status === 'paused' && !existing.paused_reason ? { paused_reason: 'paused by a person' } : {}),
         updated_at: this.deps.clock.now(),

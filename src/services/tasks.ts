@@ -9,7 +9,7 @@ import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+import { executorToStore, requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
 import type { WakeupService } from './wakeups.js';
 
 /**
@@ -50,7 +50,7 @@ export class TaskService {
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id ?? null,
       requires_approval: body.requires_approval ?? false,
-      executor: body.executor ?? null,
+      executor: executorToStore(body.executor ?? null, null, 'executor'),
       origin: by.type === 'agent' ? 'agent' : 'user',
       origin_id: by.id,
       blocked_by: body.blocked_by ?? [],
@@ -88,6 +88,7 @@ export class TaskService {
       for (const [i, reviewer] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, reviewer, `reviewers.${i}`);
       const now = this.deps.clock.now();
       const { blocked_by, reviewers, ...fields } = body;
+      if (fields.executor !== undefined) fields.executor = executorToStore(fields.executor, task.executor, 'executor');
       await tx.tasks.update(id, { ...fields, updated_at: now, ...(reassigned ? { assigned_at: fields.assignee_agent_instance_id ? now : null } : {}) });
       if (blocked_by) await tx.tasks.setBlockers(id, blocked_by);
       if (reviewers) await tx.tasks.setReviewers(id, reviewers);
