@@ -728,7 +728,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API token
-         * @description Admin only: a member token gets a 403. From then on the token is a 401. The active routines it owns are paused with `paused_reason: "owner's token was revoked"` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. Revoking a revoked token changes nothing.
+         * @description Admin only: a member token gets a 403. From then on the token is a 401. The active routines it owns are paused with `paused_reason: "owner's token was revoked"` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. The queued and scheduled wakeups done on its behalf end `cancelled` with `cancel_reason: "owner_revoked"`, and their running runs are stopped (run `status: "cancelled"`), each with an activity entry. Revoking a revoked token changes nothing.
          */
         delete: operations["revokeApiToken"];
         options?: never;

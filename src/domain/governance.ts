@@ -110,6 +110,18 @@ export function commentAuthorOf(
   return { refused: `${who}; it may not be written as ${named.author_type ?? own.author_type} ${named.author_id ?? own.author_id} (leave author_type and author_id out)` };
 }
 
+/**
+ * A routine runs on behalf of its owner, who must be someone that can still be asked: a live named
+ * token, or the bootstrap admin. Null when `ownerId` may own it; else why not (a 409, on create as
+ * on PATCH). `token` is the named token of that id, if there is one.
+ */
+export function ownerRefusal(ownerId: string, token: Pick<ApiToken, 'revoked_at'> | undefined): string | null {
+  if (ownerId === BOOTSTRAP_ADMIN_ID) return null;
+  if (!token) return `owner_id '${ownerId}' names no API token; a routine is owned by a live token or "${BOOTSTRAP_ADMIN_ID}"`;
+  if (token.revoked_at !== null) return `owner_id '${ownerId}' is a revoked token; give the routine an owner whose token is live`;
+  return null;
+}
+
 /** Giving an existing routine another owner is an admin's act. */
 export function mayReassignOwner(principal: Principal, routine: { id: string; owner_id: string }, requested: string): Permission {
   if (requested === routine.owner_id) return { allowed: true };

@@ -7,6 +7,9 @@ import { mayManageRoutine, type Permission, type Principal } from './governance.
 /** The cancel_reason of a wakeup whose run a person cancelled: it ends there, never retried. */
 export const RUN_CANCELLED_REASON = 'run_cancelled';
 
+/** The cancel_reason of work done on behalf of a token that was revoked (API.md, "Trust boundaries"). */
+export const OWNER_REVOKED_REASON = 'owner_revoked';
+
 /**
  * A member may cancel the runs of routines it owns, and an admin any run. A run no routine caused
  * (a person's wake, an assignment) has no owner but the deployment's: an admin's act.

@@ -17,7 +17,9 @@ import { provenanceOf, type Provenance } from '../domain/provenance.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
-import { BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, type ActorFields, type ApiToken } from '../domain/governance.js';
+import {
+  BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, ownerRefusal, type ActorFields, type ApiToken,
+} from '../domain/governance.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
@@ -110,6 +112,9 @@ export class RoutineService implements AgentRoutines {
   async createIn(tx: Tx, body: z.output<typeof CreateRoutineBody>): Promise<{ routine: Routine; triggers: RoutineTrigger[] }> {
     const workspace = await requireWorkspace(tx, body.workspace_id);
     await requireAgentIn(tx, workspace.id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+    // The routes set the owner from the credential; a routine installed with none is the admin's.
+    const ownerId = body.owner_id ?? BOOTSTRAP_ADMIN_ID;
+    await this.requireLiveOwner(tx, ownerId);
     const now = this.deps.clock.now();
     const template = body.task_template ?? null;
     const routine: Routine = {
@@ -118,8 +123,7 @@ export class RoutineService implements AgentRoutines {
       name: body.name,
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id,
-      // The routes set the owner from the credential; a routine installed with none is the admin's.
-      owner_id: body.owner_id ?? BOOTSTRAP_ADMIN_ID,
+      owner_id: ownerId,
       status: body.status ?? 'active',
       paused_reason: null,
       concurrency_policy: body.concurrency_policy ?? 'coalesce_if_active',
@@ -180,6 +184,7 @@ export class RoutineService implements AgentRoutines {
   private async withOwnerHandOver(
     tx: Tx, routine: Routine, body: z.output<typeof PatchRoutineBody>, by: ActorFields | undefined,
   ): Promise<z.output<typeof PatchRoutineBody>> {
+    if (body.owner_id !== undefined && body.owner_id !== routine.owner_id) await this.requireLiveOwner(tx, body.owner_id);
     const isRevoked = async (ownerId: string | undefined) => ownerId !== undefined && (await tx.tokens.get(ownerId))?.revoked_at != null;
     const outcome = ownerHandOver(routine, body, { current: await isRevoked(routine.owner_id), requested: await isRevoked(body.owner_id) });
     if ('refused' in outcome) throw conflict(outcome.refused);
@@ -207,6 +212,12 @@ export class RoutineService implements AgentRoutines {
       }, now, 'warn');
       tx.afterCommit(() => this.listener.routineChanged(routine.id));
     }
+  }
+
+  /** A routine's owner is a live token or the admin (governance.ts), whichever path sets it. */
+  private async requireLiveOwner(tx: Tx, ownerId: string): Promise<void> {
+    const refusal = ownerRefusal(ownerId, ownerId === BOOTSTRAP_ADMIN_ID ? undefined : await tx.tokens.get(ownerId));
+    if (refusal) throw conflict(refusal);
   }
 
   /** A routine is set active only onto an assignee that can be woken: otherwise every fire would fail. */

@@ -210,6 +210,27 @@ export class WakeupService {
   }
 
   /**
+   * Cancels the wakeups done on `ownerId`'s behalf that have not been claimed (queued, or waiting for
+   * a retry), in one statement: its token was revoked. Each releases its checkout, puts back what was
+   * folded into it, ends its routine run, and gets an activity entry; its agent actor forgets it.
+   */
+  async cancelOnBehalfOf(tx: Tx, ownerId: string, reason: string, now: number, by: ActorFields): Promise<Wakeup[]> {
+    const cancelled = await tx.wakeups.cancelOnBehalfOf(ownerId, reason, now);
+    for (const wakeup of cancelled) {
+      if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
+      await this.requeueFolded(tx, wakeup, now);
+      await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+      await recordDecision(tx, this.log, {
+        workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+        wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of, ...by,
+        message: `cancelled: ${reason}: it was done on behalf of ${ownerId}, whose token was revoked`, details: { reason, revoked_token_id: ownerId },
+      }, now, 'warn');
+      tx.afterCommit(() => this.notifier.wakeupWithdrawn(wakeup.agent_id, wakeup.id));
+    }
+    return cancelled;
+  }
+
+  /**
    * Folds a new request into `target`, a wakeup that has not started (queued, or waiting for its
    * retry), by the same rule as the coalescing window: one run sees both. Returns the stored
    * request, or null when the target started or ended meanwhile.

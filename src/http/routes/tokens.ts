@@ -13,7 +13,7 @@ const IdParams = z.strictObject({ id: Id });
 const ADMIN_ONLY = 'Admin only: a member token gets a 403.';
 
 export function tokenRoutes(ctx: AppContext, log: Logger) {
-  const tokens = new TokenService({ store: ctx.store, clock: ctx.clock, config: ctx.config, log }, ctx.routines);
+  const tokens = new TokenService({ store: ctx.store, clock: ctx.clock, config: ctx.config, log }, ctx.routines, ctx.wakeups, ctx.runCancels);
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -28,7 +28,7 @@ export function tokenRoutes(ctx: AppContext, log: Logger) {
       toApi(await tokens.list(req.principal)));
     r.delete('/api/office/tokens/:id', { schema: {
       ...operation({ operationId: 'revokeApiToken', summary: 'Revoke an API token', tag: 'Tokens', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
-        description: `${ADMIN_ONLY} From then on the token is a 401. The active routines it owns are paused with \`paused_reason: "owner's token was revoked"\` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. Revoking a revoked token changes nothing.` }),
+        description: `${ADMIN_ONLY} From then on the token is a 401. The active routines it owns are paused with \`paused_reason: "owner's token was revoked"\` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. The queued and scheduled wakeups done on its behalf end \`cancelled\` with \`cancel_reason: "owner_revoked"\`, and their running runs are stopped (run \`status: "cancelled"\`), each with an activity entry. Revoking a revoked token changes nothing.` }),
       params: IdParams }, config: { access: 'admin' } }, async (req, reply) => {
       await tokens.revoke(req.principal, req.params.id);
       return reply.code(204).send();
