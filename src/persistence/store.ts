@@ -198,6 +198,12 @@ export interface CommentRepo {
 
 export interface ApprovalRepo {
   insert(approval: Approval): Promise<void>;
+  /**
+   * Inserts a pending approval unless its task has one already (a partial unique index, met with
+   * ON CONFLICT DO NOTHING: of two callers at once, one inserts). `created: false` answers with the
+   * pending approval that holds the task instead, and nothing is written.
+   */
+  insertPending(approval: Approval): Promise<{ approval: Approval; created: boolean }>;
   get(id: string): Promise<Approval | undefined>;
   resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<boolean>;
   pendingForTask(taskId: string): Promise<Approval | undefined>;

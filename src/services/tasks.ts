@@ -134,7 +134,11 @@ export class TaskService {
     // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
     if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
       target = 'IN_REVIEW';
-      await this.requestApproval(tx, task, by, now);
+      if (!(await this.requestApproval(tx, task, by, now))) {
+        // Another move asked first (perhaps at this very moment, on another replica): it moves the task.
+        const current = (await tx.tasks.get(id))!;
+        if (current.state === 'IN_REVIEW') return current;
+      }
     }
     if (target === task.state) return task;
     await tx.tasks.update(id, {
@@ -153,21 +157,30 @@ export class TaskService {
     return (await tx.tasks.get(id))!;
   }
 
-  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number) {
-    if (await tx.approvals.pendingForTask(task.id)) return;
+  /**
+   * Asks for the task's approval, once: the database keeps one pending approval per task, so of two
+   * moves at once one inserts it (with its inbox item) and the other finds it. True when this one asked.
+   */
+  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number): Promise<boolean> {
     const requester = by.type === 'agent' && by.id ? by.id : task.assignee_agent_instance_id;
-    if (!requester) throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
-    const approval: Approval = {
+    if (!requester) {
+      // Nobody could ask; an approval already waiting is enough.
+      if (await tx.approvals.pendingForTask(task.id)) return false;
+      throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
+    }
+    const asked: Approval = {
       id: newId('apr'), workspace_id: task.workspace_id, task_id: task.id, requested_by_agent_id: requester,
       title: `Approve: ${task.title}`, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
     };
-    await tx.approvals.insert(approval);
+    const { approval, created } = await tx.approvals.insertPending(asked);
+    if (!created) return false;
     await tx.inbox.insert({
       id: newId('inb'), workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
       body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
       status: 'open', created_at: now,
     });
     tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
+    return true;
   }
 
   createComment(taskId: string, body: NewComment, by?: Actor): Promise<Comment> {
@@ -218,7 +231,10 @@ export class TaskService {
         id: newId('apr'), workspace_id: requester.workspace_id, task_id: body.task_id ?? null,
         requested_by_agent_id: requester.id, title: body.title, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
       };
-      await tx.approvals.insert(approval);
+      const stored = await tx.approvals.insertPending(approval);
+      if (!stored.created) {
+        throw conflict(`task '${approval.task_id}' already waits on approval '${stored.approval.id}'; resolve it first (POST /api/office/approvals/${stored.approval.id}/resolve)`);
+      }
       await tx.inbox.insert({
         id: newId('inb'), workspace_id: approval.workspace_id, kind: 'approval', title: approval.title, body: '',
         agent_id: requester.id, task_id: approval.task_id, ref_id: approval.id, status: 'open', created_at: now,
