@@ -487,7 +487,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbox items: agent errors and approvals awaiting a person */
+        /**
+         * Inbox items: agent errors and approvals awaiting a person
+         * @description Newest first: every open item, and the newest 500 resolved ones, so that resolved items never crowd an open one out.
+         */
         get: operations["listInbox"];
         put?: never;
         post?: never;
@@ -5137,6 +5140,8 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
+                /** @description `open`: every open item, however many resolved ones there are; `resolved`: the newest resolved ones. Absent: both. */
+                status?: "open" | "resolved";
             };
             header?: never;
             path?: never;

@@ -145,6 +145,10 @@ export const ActivityQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 export const WorkspaceQuery = z.strictObject({ workspace_id: Id.optional() });
+export const InboxQuery = WorkspaceQuery.extend({
+  status: z.enum(['open', 'resolved']).optional()
+    .describe('`open`: every open item, however many resolved ones there are; `resolved`: the newest resolved ones. Absent: both.'),
+});
 
 // Routines -------------------------------------------------------------------------------------
 

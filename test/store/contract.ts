@@ -915,6 +915,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.inbox.list(workspace.id))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
         await write((tx) => tx.inbox.resolveByRef(older!.ref_id));
         expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await read((tx) => tx.inbox.list(workspace.id, 'resolved'))).map((i) => i.id)).toEqual([older!.id]);
+        expect((await read((tx) => tx.inbox.list(undefined, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await read((tx) => tx.inbox.list(undefined))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
       });
 
       it('an inbox item is read by id and resolved once by id; only an open one resolves', async () => {

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
 import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
-import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
+import { ActivityQuery, Id, InboxQuery, RunListQuery, WakeupListQuery } from '../../domain/schemas.js';
 import type { Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import {
@@ -14,6 +14,7 @@ import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { actorFieldsOf } from '../../domain/governance.js';
+import { RESOLVED_INBOX_ITEMS_LISTED } from '../../domain/inbox.js';
 import { resolveInboxItem } from '../../services/inbox.js';
 import { throwNotFound } from './org.js';
 
@@ -66,9 +67,10 @@ export function observeRoutes(ctx: AppContext) {
       querystring: ActivityQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
     r.get('/api/office/inbox', { schema: {
-      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
+      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS,
+        description: `Newest first: every open item, and the newest ${RESOLVED_INBOX_ITEMS_LISTED} resolved ones, so that resolved items never crowd an open one out.` }),
+      querystring: InboxQuery }, config: { access: 'read' } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id, req.query.status))));
     r.post('/api/office/inbox/:id/resolve', { schema: {
       ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
         description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
