@@ -454,7 +454,7 @@ export interface paths {
         put?: never;
         /**
          * Stop a running run
-         * @description Stops the session (a command's process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent's request is aborted). The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. A member may cancel only the runs of routines it owns; an admin any run.
+         * @description Stops the session (a command's process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent's request is aborted). The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. A member may cancel only the runs done on its behalf (`on_behalf_of`: its own manual fires, its routines' runs and their follow-on work) and the runs of routines it owns; an admin any run.
          */
         post: operations["cancelRun"];
         delete?: never;

@@ -58,7 +58,7 @@ export function observeRoutes(ctx: AppContext) {
       ...operation({ operationId: 'cancelRun', summary: 'Stop a running run', tag: 'Runs', success: { 200: RunSchema }, errors: WRITE_ERRORS, optionalBody: true,
         description: 'Stops the session (a command\'s process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent\'s request is aborted). '
           + 'The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. '
-          + 'A member may cancel only the runs of routines it owns; an admin any run.' }),
+          + 'A member may cancel only the runs done on its behalf (`on_behalf_of`: its own manual fires, its routines\' runs and their follow-on work) and the runs of routines it owns; an admin any run.' }),
       params: IdParams, body: CancelRunBody.nullish() }, config: { access: 'owner' } }, async (req) =>
       toApi(await ctx.runCancels.cancel(req.params.id, req.principal, req.body?.reason ?? null)));
 
