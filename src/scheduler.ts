@@ -13,6 +13,7 @@ import { ReplicaMembership } from './actors/replicas.js';
 import { Supervisor } from './actors/supervisor.js';
 import { TriggerSupervisor } from './actors/triggers.js';
 import { loadConfig, type Config } from './config.js';
+import { SECRET_LOG_PATHS, SECRET_MASK } from './domain/secrets.js';
 import { EventBus, OUTBOX_CLAIM_MS } from './events/bus.js';
 import { createEventParker } from './events/parking.js';
 import { AnnouncingLauncher } from './events/announcingLauncher.js';
@@ -68,10 +69,19 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
+/**
+ * The scheduler's logger. An executor's secrets (its env, an HTTP agent's headers) are redacted on
+ * every line that carries one, whichever module logs it.
+ */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  const options = { level: config.logLevel, base: { service: 'office-scheduler' }, redact: { paths: [...SECRET_LOG_PATHS], censor: SECRET_MASK } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
   const config = options.config ?? loadConfig();
   const clock = options.clock ?? wallClock;
-  const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'office-scheduler' } });
+  const log = options.logger ?? createLogger(config);
   let ready = false;
   let listeningUrl: string | null = null;
 

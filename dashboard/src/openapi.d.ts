@@ -494,7 +494,7 @@ export interface paths {
         put?: never;
         /**
          * Stop a running run
-         * @description Stops the session (a command's process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent's request is aborted). The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. A member may cancel only the runs of routines it owns; an admin any run.
+         * @description Stops the session (a command's process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent's request is aborted). The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. A member may cancel only the runs done on its behalf (`on_behalf_of`: its own manual fires, its routines' runs and their follow-on work) and the runs of routines it owns; an admin any run.
          */
         post: operations["cancelRun"];
         delete?: never;
@@ -527,7 +527,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbox items: agent errors and approvals awaiting a person */
+        /**
+         * Inbox items: agent errors and approvals awaiting a person
+         * @description Newest first: every open item, and the newest 500 resolved ones, so that resolved items never crowd an open one out.
+         */
         get: operations["listInbox"];
         put?: never;
         post?: never;
@@ -768,7 +771,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API token
-         * @description Admin only: a member token gets a 403. From then on the token is a 401. The active routines it owns are paused with `paused_reason: "owner's token was revoked"` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. Revoking a revoked token changes nothing.
+         * @description Admin only: a member token gets a 403. From then on the token is a 401. The active routines it owns are paused with `paused_reason: "owner's token was revoked"` (one routine_paused activity entry each) until an admin gives them a new owner with PATCH owner_id, which resumes them. The queued and scheduled wakeups done on its behalf end `cancelled` with `cancel_reason: "owner_revoked"`, and their running runs are stopped (run `status: "cancelled"`), each with an activity entry. Revoking a revoked token changes nothing.
          */
         delete: operations["revokeApiToken"];
         options?: never;
@@ -1969,7 +1972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2034,7 +2037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2108,7 +2111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2220,7 +2223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2314,7 +2317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2435,7 +2438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2508,7 +2511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2712,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2833,7 +2836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2914,7 +2917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3026,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3109,7 +3112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,7 +3250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3389,7 +3392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3510,7 +3513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3600,7 +3603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,7 +3683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3792,7 +3795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3857,6 +3860,7 @@ export interface operations {
                     blocked_by?: string[];
                     reviewers?: string[];
                     requires_approval?: boolean;
+                    executor?: components["schemas"]["ExecutorSpecInput"] | null;
                 };
             };
         };
@@ -3888,7 +3892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +4021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4138,7 +4142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4199,8 +4203,8 @@ export interface operations {
                 "application/json": {
                     body: string;
                     /** @enum {string} */
-                    author_type: "user" | "agent";
-                    author_id: string;
+                    author_type?: "user" | "agent";
+                    author_id?: string;
                 };
             };
         };
@@ -4232,7 +4236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4359,7 +4363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4471,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4564,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,7 +4689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4764,7 +4768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +4885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4948,7 +4952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5037,7 +5041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5104,7 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5189,7 +5193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5275,7 +5279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5349,7 +5353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5476,7 +5480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5509,6 +5513,8 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
+                /** @description `open`: every open item, however many resolved ones there are; `resolved`: the newest resolved ones. Absent: both. */
+                status?: "open" | "resolved";
             };
             header?: never;
             path?: never;
@@ -5543,7 +5549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5610,7 +5616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5739,7 +5745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5821,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,7 +5903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6020,7 +6026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6132,7 +6138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6215,7 +6221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6375,7 +6381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6499,7 +6505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6592,7 +6598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6734,7 +6740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6853,7 +6859,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6985,7 +6991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7108,7 +7114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7191,7 +7197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7268,7 +7274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7378,7 +7384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7619,7 +7625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7684,7 +7690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7792,7 +7798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A run token may not do this, or an owner rule forbids it. */
+            /** @description A run token may not do this, a member may not (an admin's act, or any executor in a body), or an owner rule forbids it. */
             403: {
                 headers: {
                     [name: string]: unknown;

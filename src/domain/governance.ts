@@ -27,6 +27,18 @@ export const BOOTSTRAP_ADMIN: UserPrincipal = Object.freeze({ kind: 'user', toke
 
 export type Permission = { allowed: true } | { allowed: false; reason: string };
 
+/** Who did it, as an activity entry names them (API.md, "People are named in the audit"). */
+export interface ActorFields {
+  actor_type: 'user' | 'agent';
+  /** A person's token id ("admin" for the bootstrap token and the open mode), or an agent's id. */
+  actor_id: string;
+}
+
+/** The actor of an entry written for what this caller did. */
+export function actorFieldsOf(principal: Principal): ActorFields {
+  return principal.kind === 'user' ? { actor_type: 'user', actor_id: principal.tokenId } : { actor_type: 'agent', actor_id: principal.agentId };
+}
+
 /** A member manages only the routines it owns; an admin manages every routine. */
 export function mayManageRoutine(principal: Principal, routine: { id: string; owner_id: string | null }): Permission {
   if (principal.kind !== 'user') return { allowed: false, reason: 'a run token may not manage routines' };
@@ -66,6 +78,48 @@ export function ownerForNewRoutine(principal: Principal, requested: string | und
   if (requested === undefined || requested === principal.tokenId) return { owner: principal.tokenId };
   if (principal.role === 'admin') return { owner: requested };
   return { refused: `owner_id '${requested}': a member's routines are owned by its own token (${principal.tokenId}); only an admin may set owner_id` };
+}
+
+/** Who a comment is by: a person's token, or an agent. */
+export interface CommentAuthor {
+  author_type: 'user' | 'agent';
+  author_id: string;
+}
+
+/**
+ * The author of a comment is its credential (API.md, "Trust boundaries"): a named token writes as
+ * itself (user, its id), a run token as its agent. A body may name that same author; naming another
+ * is refused, so no one speaks as an agent or a colleague. Only the bootstrap admin (and the open
+ * mode, which is the admin) may name any author: it is how imports and scripts record who said what.
+ */
+export function commentAuthorOf(
+  principal: Principal, named: { author_type?: CommentAuthor['author_type'] | undefined; author_id?: string | undefined },
+): { author: CommentAuthor } | { refused: string } | { invalid: { field: string; message: string } } {
+  if (principal.kind === 'user' && principal.tokenId === BOOTSTRAP_ADMIN_ID) {
+    const type = named.author_type ?? 'user';
+    if (named.author_id === undefined && type === 'agent') return { invalid: { field: 'author_id', message: 'name the agent whose comment this is' } };
+    return { author: { author_type: type, author_id: named.author_id ?? BOOTSTRAP_ADMIN_ID } };
+  }
+  const own: CommentAuthor = principal.kind === 'agent'
+    ? { author_type: 'agent', author_id: principal.agentId }
+    : { author_type: 'user', author_id: principal.tokenId };
+  const namesAnother = (named.author_type !== undefined && named.author_type !== own.author_type)
+    || (named.author_id !== undefined && named.author_id !== own.author_id);
+  if (!namesAnother) return { author: own };
+  const who = principal.kind === 'agent' ? `a run token's comment is its agent's (${own.author_id})` : `token ${own.author_id}'s comment is its own`;
+  return { refused: `${who}; it may not be written as ${named.author_type ?? own.author_type} ${named.author_id ?? own.author_id} (leave author_type and author_id out)` };
+}
+
+/**
+ * A routine runs on behalf of its owner, who must be someone that can still be asked: a live named
+ * token, or the bootstrap admin. Null when `ownerId` may own it; else why not (a 409, on create as
+ * on PATCH). `token` is the named token of that id, if there is one.
+ */
+export function ownerRefusal(ownerId: string, token: Pick<ApiToken, 'revoked_at'> | undefined): string | null {
+  if (ownerId === BOOTSTRAP_ADMIN_ID) return null;
+  if (!token) return `owner_id '${ownerId}' names no API token; a routine is owned by a live token or "${BOOTSTRAP_ADMIN_ID}"`;
+  if (token.revoked_at !== null) return `owner_id '${ownerId}' is a revoked token; give the routine an owner whose token is live`;
+  return null;
 }
 
 /** Giving an existing routine another owner is an admin's act. */

@@ -1,6 +1,12 @@
 import type { InboxItem } from './types.js';
 
 /**
+ * How many resolved items a list shows, newest first: enough for "what happened lately", while an
+ * open item is always listed, whatever its age (API.md, "Open inbox items are never crowded out").
+ */
+export const RESOLVED_INBOX_ITEMS_LISTED = 500;
+
+/**
  * Why a person may not mark this inbox item resolved by hand, or null when they may. An approval
  * is decided, not dismissed: resolving its approval moves its task, and resolves the item with it.
  */

@@ -81,6 +81,8 @@ export const PatchTaskBody = z.strictObject({
   blocked_by: TaskIds.optional(),
   reviewers: TaskIds.optional(),
   requires_approval: z.boolean().optional(),
+  /** The task's own executor, over the agent's: an admin's choice (domain/access.ts). */
+  executor: ExecutorSpecSchema.nullable().optional(),
 });
 export const MoveTaskBody = z.strictObject({ state: z.enum(TASK_STATES), note: z.string().max(10_000).optional() });
 export const TaskListQuery = z.strictObject({
@@ -92,10 +94,11 @@ export const TaskListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+/** The author comes from the credential; a body may name it (and only the bootstrap admin another one: governance.ts). */
 export const CreateCommentBody = z.strictObject({
   body: z.string().trim().min(1).max(100_000),
-  author_type: z.enum(['user', 'agent']),
-  author_id: Id,
+  author_type: z.enum(['user', 'agent']).optional(),
+  author_id: Id.optional(),
 });
 
 export const CreateApprovalBody = z.strictObject({
@@ -142,6 +145,10 @@ export const ActivityQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 export const WorkspaceQuery = z.strictObject({ workspace_id: Id.optional() });
+export const InboxQuery = WorkspaceQuery.extend({
+  status: z.enum(['open', 'resolved']).optional()
+    .describe('`open`: every open item, however many resolved ones there are; `resolved`: the newest resolved ones. Absent: both.'),
+});
 
 // Routines -------------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { JsonTextError, parseJsonText } from '../domain/jsonText.js';
-import { registerAuth } from './auth.js';
+import { registerAuth, requireAccessRules } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerHostGuard } from './hostGuard.js';
@@ -44,6 +44,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
   registerSessions(app, ctx, logger);
   registerAuth(app, ctx.store, ctx.config.apiToken);
+  requireAccessRules(app);
 
   await app.register(systemRoutes(ctx));
   await app.register(orgRoutes(ctx));
@@ -56,7 +57,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(sessionRoutes());
   await app.register(dashboardRoutes());
   // The document does not describe itself.
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   return app;
 }
 

@@ -1,5 +1,6 @@
 import { personOfSecret } from '../services/tokens.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isRouteAccess, personMay, type RouteAccess } from '../domain/access.js';
 import { hashRunToken } from '../domain/runTokens.js';
 import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
 import type { Store, Tx } from '../persistence/store.js';
@@ -12,8 +13,15 @@ import { BOOTSTRAP_ADMIN, type Principal } from '../domain/governance.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** What authenticated the request: the session cookie, a bearer token, or nothing (no OFFICE_API_TOKEN: the open mode). */
+    credential: 'session' | 'token' | 'open' | null;
   }
   interface FastifyContextConfig {
+    /**
+     * Who may call the route (domain/access.ts, from API.md's "Trust boundaries"). Every route
+     * declares one; registering a route without it fails at start (requireAccessRules).
+     */
+    access?: RouteAccess;
     /** Writes an agent may make with its run token; every other write answers 403 to one. */
     agentAllowed?: boolean;
     /**
@@ -61,12 +69,14 @@ function bearerOf(request: FastifyRequest): string | null {
  */
 export function registerAuth(app: FastifyInstance, store: Store, apiToken: string | undefined): void {
   app.decorateRequest('principal', null as never);
+  app.decorateRequest('credential', null);
   app.addHook('onRequest', async (request) => {
     if (!isOfficeApi(request)) return;
     const bearer = bearerOf(request);
     const signedIn = bearer === null ? await principalOfSessionCookie(request) : null;
     if (signedIn) {
       request.principal = signedIn;
+      request.credential = 'session';
       return;
     }
     if (bearer) {
@@ -77,11 +87,13 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
       }
       if (person) {
         request.principal = person.principal;
+        request.credential = 'token';
         return;
       }
       const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
       if (run && run.status === 'running') {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
+        request.credential = 'token';
         if (isRead(request)) {
           if (request.routeOptions.config?.agentRead === false) throw forbidden(`a run token may not read ${request.routeOptions.url}`);
         } else if (!request.routeOptions.config?.agentAllowed) {
@@ -95,8 +107,38 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
     if (apiToken && request.routeOptions.config?.signInProbe) return;
     if (apiToken) throw new ServiceError('unauthorized', 'missing bearer token: set Authorization: Bearer <OFFICE_API_TOKEN>');
     request.principal = BOOTSTRAP_ADMIN;
+    request.credential = 'open';
   });
   registerRunTokenReadScope(app, store);
+  registerPersonAccess(app);
+}
+
+/**
+ * Every route says who may call it: a route added without a rule fails the start, instead of
+ * answering everyone. Call before any route is registered.
+ */
+export function requireAccessRules(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!isRouteAccess(route.config?.access)) {
+      const method = Array.isArray(route.method) ? route.method.join('|') : route.method;
+      throw new Error(`route ${method} ${route.url} declares no access rule: add config: { access: ... } beside it (src/domain/access.ts)`);
+    }
+  });
+}
+
+/**
+ * A person's role against the route's declared level. Before validation, so that a member's request
+ * for an admin's act is a 403 whatever its body; after parsing, so that an executor in a body is seen.
+ */
+function registerPersonAccess(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const principal = request.principal as FastifyRequest['principal'] | null;
+    // No level: the not-found handler (every route has one, requireAccessRules), whose 404 reveals nothing.
+    const access = request.routeOptions.config?.access;
+    if (principal?.kind !== 'user' || access === undefined) return;
+    const permission = personMay(principal, access, request.body);
+    if (!permission.allowed) throw forbidden(permission.reason);
+  });
 }
 
 function isRead(request: FastifyRequest): boolean {

@@ -13,7 +13,7 @@ const TYPES: Record<string, string> = {
 export function dashboardRoutes() {
   return async (app: FastifyInstance) => {
     // Hidden from the document: the dashboard's files, not API operations.
-    app.get('/*', { schema: { hide: true } }, async (req, reply) => {
+    app.get('/*', { schema: { hide: true }, config: { access: 'public' } }, async (req, reply) => {
       const path = (req.params as { '*': string })['*'] ?? '';
       if (path.startsWith('api/')) return reply.code(404).send({ error: { code: 'not_found', message: `no route GET /${path}` } });
       if (typeof (req.query as { token?: unknown }).token === 'string') {

@@ -5,6 +5,7 @@
  * domain/responseSchemas.ts. The integration suite checks every response against this document.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { ROUTE_ACCESS, isRouteAccess } from '../domain/access.js';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
@@ -33,7 +34,7 @@ const SUCCESS_DESCRIPTIONS: Record<number, string> = { 200: 'OK', 201: 'Created'
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (validation_error), naming the offending field.',
   401: 'Missing or invalid bearer token (or, for a webhook, a bad or missing signature).',
-  403: 'A run token may not do this, or an owner rule forbids it.',
+  403: 'A run token may not do this, a member may not (an admin\'s act, or any executor in a body), or an owner rule forbids it.',
   404: 'An id names nothing.',
   409: 'The request conflicts with the resource\'s state.',
   413: 'The body is over the size limit (OFFICE_BODY_LIMIT_BYTES, default 1 MiB).',
@@ -114,6 +115,16 @@ export const NO_SECURITY: Security = [];
 export const WEBHOOK_SECURITY: Security = [{}, { webhookBearer: [] }, { webhookSignature: [] }];
 
 const OPTIONAL_BODY = 'x-office-optional-body';
+/** Who may call the operation: the route's declared access level (domain/access.ts), in the document as in the code. */
+export const ACCESS_EXTENSION = 'x-office-access';
+
+/** The zod provider's transform, plus the route's access level as an `x-office-access` extension of its operation. */
+const transformWithAccess: NonNullable<FastifyDynamicSwaggerOptions['transform']> = (input) => {
+  const transformed = jsonSchemaTransform(input);
+  const access = (input.route.config as { access?: unknown } | undefined)?.access;
+  if (!isRouteAccess(access)) return transformed;
+  return { ...transformed, schema: { ...transformed.schema, [ACCESS_EXTENSION]: { level: access, who: ROUTE_ACCESS[access] } } };
+};
 
 export const swaggerOptions: FastifyDynamicSwaggerOptions = {
   openapi: {
@@ -139,7 +150,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       },
     },
   },
-  transform: jsonSchemaTransform,
+  transform: transformWithAccess,
   transformObject: (document) => finishDocument(jsonSchemaTransformObject(document) as OpenAPIV3_1.Document),
 };
 

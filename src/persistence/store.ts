@@ -247,6 +247,12 @@ export interface CommentRepo {
 
 export interface ApprovalRepo {
   insert(approval: Approval): Promise<void>;
+  /**
+   * Inserts a pending approval unless its task has one already (a partial unique index, met with
+   * ON CONFLICT DO NOTHING: of two callers at once, one inserts). `created: false` answers with the
+   * pending approval that holds the task instead, and nothing is written.
+   */
+  insertPending(approval: Approval): Promise<{ approval: Approval; created: boolean }>;
   get(id: string): Promise<Approval | undefined>;
   resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<boolean>;
   pendingForTask(taskId: string): Promise<Approval | undefined>;
@@ -384,6 +390,11 @@ export interface WakeupRepo {
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
   pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
+  /**
+   * Ends `cancelled` (with `reason`), in one statement, every wakeup done on `ownerId`'s behalf that
+   * has not been claimed yet (queued, or waiting for its retry); returns them as they are now.
+   */
+  cancelOnBehalfOf(ownerId: string, reason: string, at: number): Promise<Wakeup[]>;
   /** Puts requests folded into `targetId` back in the queue, except those `carried` (by id); returns them. */
   unfold(targetId: string, carried: readonly string[], now: number): Promise<Wakeup[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
@@ -394,6 +405,8 @@ export interface WakeupRepo {
 
 export interface RunFilter {
   agent_id?: string | undefined;
+  /** Runs done on this token's behalf (API.md, "Audit"). */
+  on_behalf_of?: string | undefined;
   task_id?: string | undefined;
   wakeup_id?: string | undefined;
   status?: string | undefined;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { NewActivity } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
+import { maskExecutorFields } from '../domain/secrets.js';
 
 /**
  * Every skip, cancel, coalesce, retry and escalation is written as an activity entry and logged,
@@ -14,6 +15,8 @@ export async function recordDecision(
   at: number,
   level: 'info' | 'warn' | 'error' = 'info',
 ): Promise<void> {
+  // Never a secret in the audit trail or its log line, whoever wrote the details.
+  if (entry.details) entry = { ...entry, details: maskExecutorFields(entry.details) };
   await tx.activity.insert(entry, at);
   // Both audit fields on every line, as on every entry: an unattended decision is told apart at a glance.
   const audit = { unattended: entry.unattended ?? false, on_behalf_of: entry.on_behalf_of ?? null };

@@ -1,5 +1,6 @@
 /** A person marks an inbox item (an agent's error) as seen and dealt with. */
 import type { Logger } from 'pino';
+import type { ActorFields } from '../domain/governance.js';
 import { manualResolveRefusal } from '../domain/inbox.js';
 import type { InboxItem } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
@@ -7,7 +8,8 @@ import type { Store } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, notFound } from './errors.js';
 
-export function resolveInboxItem(deps: { store: Store; clock: Clock; log: Logger }, id: string): Promise<InboxItem> {
+/** `by`: the person resolving it, whom the activity entry names. */
+export function resolveInboxItem(deps: { store: Store; clock: Clock; log: Logger }, id: string, by: ActorFields): Promise<InboxItem> {
   return deps.store.transaction(async (tx) => {
     const item = await tx.inbox.get(id);
     if (!item) throw notFound('inbox item', id);
@@ -16,8 +18,8 @@ export function resolveInboxItem(deps: { store: Store; clock: Clock; log: Logger
     if (refusal || !(await tx.inbox.resolve(id))) throw conflict(refusal ?? `inbox item '${id}' is already resolved`);
     await recordDecision(tx, deps.log, {
       workspace_id: item.workspace_id, code: 'inbox_item_resolved', agent_id: item.agent_id, task_id: item.task_id,
-      run_id: item.kind === 'agent.error' ? item.ref_id : null, actor_type: 'user',
-      message: `resolved by a person: ${item.title}`, details: { inbox_item_id: item.id, kind: item.kind },
+      run_id: item.kind === 'agent.error' ? item.ref_id : null, ...by,
+      message: `resolved by ${by.actor_id}: ${item.title}`, details: { inbox_item_id: item.id, kind: item.kind },
     }, deps.clock.now());
     return { ...item, status: 'resolved' };
   });

@@ -2,7 +2,9 @@
 import type { z } from 'zod';
 import type { CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody, WakeAgentBody } from '../domain/schemas.js';
 import type { Agent, AgentRole, Project, Workspace } from '../domain/types.js';
+import { BOOTSTRAP_ADMIN_ID, type ActorFields } from '../domain/governance.js';
 import { clientWakeKey } from '../domain/idempotency.js';
+import { SECRET_MASK, keepStoredSecrets } from '../domain/secrets.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
@@ -25,7 +27,19 @@ export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role ===
 export interface AgentRoutines {
   /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
   installHeartbeat(tx: Tx, agent: Agent, ownerId?: string): Promise<void>;
-  pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void>;
+  pauseRoutinesOf(tx: Tx, agentId: string, now: number, by?: ActorFields): Promise<void>;
+}
+
+/**
+ * An executor as a write stores it: whole, except that a secret sent back masked (as every read
+ * answers it) keeps the stored value of the same name. A masked value with nothing behind it is a 400.
+ */
+export function executorToStore<T>(next: T, stored: unknown, field: string): T {
+  const kept = keepStoredSecrets(next, stored);
+  if ('unknown' in kept) {
+    throw invalid(`${field}.${kept.unknown.path}`, `"${SECRET_MASK}" keeps the stored secret of that name, but none is stored; send the value itself`);
+  }
+  return kept.executor;
 }
 
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
@@ -70,7 +84,7 @@ export class OrgService {
         name: body.name,
         timezone: body.timezone ?? 'UTC',
         recovery_lookback_hours: body.recovery_lookback_hours ?? 24,
-        default_executor: body.default_executor ?? null,
+        default_executor: executorToStore(body.default_executor ?? null, null, 'default_executor'),
         created_at: now,
         updated_at: now,
       };
@@ -81,8 +95,9 @@ export class OrgService {
 
   updateWorkspace(id: string, body: z.output<typeof PatchWorkspaceBody>): Promise<Workspace> {
     return this.deps.store.transaction(async (tx) => {
-      await requireWorkspace(tx, id);
-      await tx.workspaces.update(id, { ...body, updated_at: this.deps.clock.now() });
+      const stored = await requireWorkspace(tx, id);
+      const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
+      await tx.workspaces.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
       return (await tx.workspaces.get(id))!;
     });
   }
@@ -91,7 +106,10 @@ export class OrgService {
     return this.deps.store.transaction(async (tx) => {
       await requireWorkspace(tx, body.workspace_id);
       const now = this.deps.clock.now();
-      const project: Project = { id: newId('prj'), workspace_id: body.workspace_id, name: body.name, default_executor: body.default_executor ?? null, created_at: now, updated_at: now };
+      const project: Project = {
+        id: newId('prj'), workspace_id: body.workspace_id, name: body.name,
+        default_executor: executorToStore(body.default_executor ?? null, null, 'default_executor'), created_at: now, updated_at: now,
+      };
       await tx.projects.insert(project);
       return project;
     });
@@ -99,8 +117,10 @@ export class OrgService {
 
   updateProject(id: string, body: z.output<typeof PatchProjectBody>): Promise<Project> {
     return this.deps.store.transaction(async (tx) => {
-      if (!(await tx.projects.get(id))) throw notFound('project', id);
-      await tx.projects.update(id, { ...body, updated_at: this.deps.clock.now() });
+      const stored = await tx.projects.get(id);
+      if (!stored) throw notFound('project', id);
+      const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
+      await tx.projects.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
       return (await tx.projects.get(id))!;
     });
   }
@@ -121,7 +141,7 @@ export class OrgService {
         max_concurrent_sessions: body.max_concurrent_sessions ?? 1,
         cooldown_sec: body.cooldown_sec ?? 10,
         last_wakeup_finished_at: null,
-        executor: body.executor ?? null,
+        executor: executorToStore(body.executor ?? null, null, 'executor'),
         daily_run_cap: body.daily_run_cap ?? null,
         daily_cost_cap_usd: body.daily_cost_cap_usd ?? null,
         max_concurrent_routine_runs: body.max_concurrent_routine_runs ?? null,
@@ -147,6 +167,7 @@ export class OrgService {
       const resuming = body.status === 'idle' && (existing.status === 'paused' || existing.status === 'stopped');
       await tx.agents.update(id, {
         ...body,
+        ...(body.executor === undefined ? {} : { executor: executorToStore(body.executor, existing.executor, 'executor') }),
         ...(resuming ? { paused_reason: null } : {}),
         ...(body.status === 'paused' && !existing.paused_reason ? { paused_reason: 'paused by a person' } : {}),
         updated_at: this.deps.clock.now(),
@@ -165,7 +186,8 @@ export class OrgService {
     return agent;
   }
 
-  async deleteAgent(id: string): Promise<void> {
+  /** `by`: the person deleting it, whom the entries it writes name. */
+  async deleteAgent(id: string, by?: ActorFields): Promise<void> {
     const agent = await this.deps.store.transaction(async (tx) => {
       const existing = await tx.agents.get(id);
       if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
@@ -173,9 +195,9 @@ export class OrgService {
       // Soft delete: runs and wakeups keep pointing at the agent for the record.
       await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
       // Nothing waits on an agent that is gone: its queue is cancelled and its routines pause.
-      await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now);
-      await this.unassignOpenTasks(tx, existing, now);
-      await this.routines.pauseRoutinesOf(tx, id, now);
+      await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now, by);
+      await this.unassignOpenTasks(tx, existing, now, by);
+      await this.routines.pauseRoutinesOf(tx, id, now, by);
       tx.emit('agent.deleted', { agent_id: id });
       return (await tx.agents.get(id))!;
     });
@@ -186,17 +208,18 @@ export class OrgService {
    * A deleted agent's open tasks go back to the pool: no later event about them names an agent that
    * is gone, and a person sees, per task, why it lost its assignee.
    */
-  private async unassignOpenTasks(tx: Tx, agent: Agent, now: number): Promise<void> {
+  private async unassignOpenTasks(tx: Tx, agent: Agent, now: number, by: ActorFields | undefined): Promise<void> {
     for (const task of await tx.tasks.unassignOpen(agent.id, now)) {
       tx.emit('task.assigned', { task_id: task.id, workspace_id: task.workspace_id, agent_id: null, previous_agent_id: agent.id });
       await recordDecision(tx, this.deps.log, {
-        workspace_id: task.workspace_id, code: 'task_unassigned', agent_id: agent.id, task_id: task.id,
+        workspace_id: task.workspace_id, code: 'task_unassigned', agent_id: agent.id, task_id: task.id, ...by,
         message: `unassigned: its assignee ${agent.name} was deleted`, details: { reason: 'agent_deleted', previous_agent_id: agent.id },
       }, now);
     }
   }
 
-  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId = 'user'): Promise<EnqueueOutcome> {
+  /** A person's wake: `userId` is their token id ("admin" for the bootstrap token and the open mode). */
+  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId: string = BOOTSTRAP_ADMIN_ID): Promise<EnqueueOutcome> {
     return this.deps.store.transaction(async (tx) => {
       const agent = await tx.agents.get(agentId);
       if (!agent || agent.deleted_at !== null) throw notFound('agent', agentId);

@@ -17,7 +17,9 @@ import { provenanceOf, type Provenance } from '../domain/provenance.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
-import { BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, type ApiToken } from '../domain/governance.js';
+import {
+  BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, ownerRefusal, type ActorFields, type ApiToken,
+} from '../domain/governance.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
@@ -63,6 +65,16 @@ export const HEAVY_ROUTINE_WORKFLOW = 'routine';
 /** Why a routine paused itself; `{n}` is the number of failed runs in a row. */
 const AUTO_PAUSE_REASON = 'paused after {n} consecutive failed runs; fix the cause, then set it active again';
 
+/**
+ * Who an entry about a fire names: a manual fire is the act of the person who fired it (its run is on
+ * their behalf), a cron or webhook fire its routine's.
+ */
+function fireActorOf(routine: Pick<Routine, 'owner_id'>, run: Pick<RoutineRun, 'source' | 'on_behalf_of'>) {
+  return run.source === 'manual' && run.on_behalf_of !== null
+    ? { actor_type: 'user' as const, actor_id: run.on_behalf_of }
+    : { actor_type: 'routine' as const, actor_id: routine.owner_id };
+}
+
 /** Stable per-routine offset in [0, jitter_sec): the same routine always lands at the same second. */
 export function jitterMsOf(routine: Pick<Routine, 'id' | 'jitter_sec'>): number {
   if (routine.jitter_sec <= 0) return 0;
@@ -100,6 +112,9 @@ export class RoutineService implements AgentRoutines {
   async createIn(tx: Tx, body: z.output<typeof CreateRoutineBody>): Promise<{ routine: Routine; triggers: RoutineTrigger[] }> {
     const workspace = await requireWorkspace(tx, body.workspace_id);
     await requireAgentIn(tx, workspace.id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
+    // The routes set the owner from the credential; a routine installed with none is the admin's.
+    const ownerId = body.owner_id ?? BOOTSTRAP_ADMIN_ID;
+    await this.requireLiveOwner(tx, ownerId);
     const now = this.deps.clock.now();
     const template = body.task_template ?? null;
     const routine: Routine = {
@@ -108,8 +123,7 @@ export class RoutineService implements AgentRoutines {
       name: body.name,
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id,
-      // The routes set the owner from the credential; a routine installed with none is the admin's.
-      owner_id: body.owner_id ?? BOOTSTRAP_ADMIN_ID,
+      owner_id: ownerId,
       status: body.status ?? 'active',
       paused_reason: null,
       concurrency_policy: body.concurrency_policy ?? 'coalesce_if_active',
@@ -135,11 +149,12 @@ export class RoutineService implements AgentRoutines {
     return { routine, triggers };
   }
 
-  async update(id: string, patch: z.output<typeof PatchRoutineBody>): Promise<Routine> {
+  /** `by`: the person changing it, whom the entries it writes name. */
+  async update(id: string, patch: z.output<typeof PatchRoutineBody>, by?: ActorFields): Promise<Routine> {
     const routine = await this.deps.store.transaction(async (tx) => {
       const routine = await this.requireRoutine(tx, id);
       if (routine.status === 'archived') throw conflict(`routine '${id}' is archived; archived is terminal`);
-      const body = await this.withOwnerHandOver(tx, routine, patch);
+      const body = await this.withOwnerHandOver(tx, routine, patch, by);
       if (body.assignee_agent_instance_id) await requireAgentIn(tx, routine.workspace_id, body.assignee_agent_instance_id, 'assignee_agent_instance_id');
       else if (body.status === 'active') await this.requireLiveAssignee(tx, routine);
       const template = body.task_template === undefined ? routine.task_template : body.task_template;
@@ -155,7 +170,7 @@ export class RoutineService implements AgentRoutines {
         updated_at: this.deps.clock.now(),
       });
       if (resuming) await this.restartSchedules(tx, id, this.deps.clock.now());
-      if (body.status === 'archived') await this.archiveIn(tx, routine, this.deps.clock.now());
+      if (body.status === 'archived') await this.archiveIn(tx, routine, this.deps.clock.now(), by);
       return (await tx.routines.get(id))!;
     });
     this.listener.routineChanged(id);
@@ -166,13 +181,16 @@ export class RoutineService implements AgentRoutines {
    * A PATCH that gives a routine paused by its owner's revocation a new owner resumes it; one that
    * sets active a routine whose owner is revoked, or hands it to a revoked token, is a 409.
    */
-  private async withOwnerHandOver(tx: Tx, routine: Routine, body: z.output<typeof PatchRoutineBody>): Promise<z.output<typeof PatchRoutineBody>> {
+  private async withOwnerHandOver(
+    tx: Tx, routine: Routine, body: z.output<typeof PatchRoutineBody>, by: ActorFields | undefined,
+  ): Promise<z.output<typeof PatchRoutineBody>> {
+    if (body.owner_id !== undefined && body.owner_id !== routine.owner_id) await this.requireLiveOwner(tx, body.owner_id);
     const isRevoked = async (ownerId: string | undefined) => ownerId !== undefined && (await tx.tokens.get(ownerId))?.revoked_at != null;
     const outcome = ownerHandOver(routine, body, { current: await isRevoked(routine.owner_id), requested: await isRevoked(body.owner_id) });
     if ('refused' in outcome) throw conflict(outcome.refused);
     if (body.owner_id !== undefined && body.owner_id !== routine.owner_id) {
       await recordDecision(tx, this.deps.log, {
-        workspace_id: routine.workspace_id, code: 'routine_owner_changed', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+        workspace_id: routine.workspace_id, code: 'routine_owner_changed', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id, ...by,
         message: `routine '${routine.name}' now runs on behalf of ${body.owner_id} instead of ${routine.owner_id}${outcome.resume ? '; it resumes, since it was paused only because its owner\'s token was revoked' : ''}`,
         details: { previous_owner_id: routine.owner_id, owner_id: body.owner_id },
       }, this.deps.clock.now());
@@ -196,6 +214,12 @@ export class RoutineService implements AgentRoutines {
     }
   }
 
+  /** A routine's owner is a live token or the admin (governance.ts), whichever path sets it. */
+  private async requireLiveOwner(tx: Tx, ownerId: string): Promise<void> {
+    const refusal = ownerRefusal(ownerId, ownerId === BOOTSTRAP_ADMIN_ID ? undefined : await tx.tokens.get(ownerId));
+    if (refusal) throw conflict(refusal);
+  }
+
   /** A routine is set active only onto an assignee that can be woken: otherwise every fire would fail. */
   private async requireLiveAssignee(tx: Tx, routine: Routine): Promise<void> {
     const problem = await this.assigneeProblem(tx, routine);
@@ -211,14 +235,14 @@ export class RoutineService implements AgentRoutines {
    * The assignee is gone: its routines pause with a reason rather than fail on every tick, and
    * every routine run of its that is still open ends `cancelled` (a running session ends on its own).
    */
-  async pauseRoutinesOf(tx: Tx, agentId: string, now: number): Promise<void> {
+  async pauseRoutinesOf(tx: Tx, agentId: string, now: number, by?: ActorFields): Promise<void> {
     for (const routine of await tx.routines.list({ assignee: agentId, include_archived: true })) {
       await this.cancelOpenRuns(tx, routine, now);
       if (routine.status !== 'active') continue;
       const reason = 'paused because its assignee agent was deleted; assign another agent, then set it active';
       await tx.routines.update(routine.id, { status: 'paused', paused_reason: reason, updated_at: now });
       await recordDecision(tx, this.deps.log, {
-        workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: agentId, message: reason,
+        workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: agentId, message: reason, ...by,
       }, now, 'warn');
       tx.afterCommit(() => this.listener.routineChanged(routine.id));
     }
@@ -244,22 +268,22 @@ export class RoutineService implements AgentRoutines {
    * Deleting archives: the run history is kept for inspection (spec), the routine leaves the lists,
    * and its triggers are disabled so that nothing fires it again. Archiving twice changes nothing.
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: string, by?: ActorFields): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const routine = await this.requireRoutine(tx, id);
-      if (routine.status !== 'archived') await this.archiveIn(tx, routine, this.deps.clock.now());
+      if (routine.status !== 'archived') await this.archiveIn(tx, routine, this.deps.clock.now(), by);
     });
     this.listener.routineChanged(id);
   }
 
   /** DELETE and PATCH {status:"archived"} end the same way. */
-  private async archiveIn(tx: Tx, routine: Routine, now: number): Promise<void> {
+  private async archiveIn(tx: Tx, routine: Routine, now: number, by?: ActorFields): Promise<void> {
     await tx.routines.update(routine.id, { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: now });
     for (const trigger of await tx.routines.triggersOf(routine.id)) {
       await tx.routines.updateTrigger(trigger.id, { enabled: false, next_run_at: null, updated_at: now });
     }
     await recordDecision(tx, this.deps.log, {
-      workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id,
+      workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id, ...by,
       message: `routine '${routine.name}' archived: its triggers are disabled and its run history is kept`,
     }, now);
   }
@@ -476,7 +500,7 @@ export class RoutineService implements AgentRoutines {
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: `routine_run_${decided.status}`, routine_id: routine.id,
       agent_id: routine.assignee_agent_instance_id, task_id: decided.linked_task_id, wakeup_id: decided.linked_wakeup_id,
-      actor_type: 'routine', actor_id: routine.owner_id, ...provenanceOf(run),
+      ...fireActorOf(routine, run), ...provenanceOf(run),
       message: `routine '${routine.name}' fired (${request.source}): ${decided.status}${decided.skip_reason ? ` (${decided.skip_reason})` : ''}`,
       details: { routine_run_id: run.id, scheduled_for: request.scheduledFor ?? null, on_behalf_of: routine.owner_id },
     }, now);
@@ -512,7 +536,7 @@ export class RoutineService implements AgentRoutines {
     await tx.routines.settleRun(run.id, { status: failed.status, outcome: failed.outcome, error, completed_at: now });
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: 'routine_run_failed', routine_id: routine.id,
-      agent_id: routine.assignee_agent_instance_id, actor_type: 'routine', actor_id: routine.owner_id, ...provenanceOf(run),
+      agent_id: routine.assignee_agent_instance_id, ...fireActorOf(routine, run), ...provenanceOf(run),
       message: `routine '${routine.name}' could not fire (${run.source}): ${error}`,
       details: { routine_run_id: run.id, scheduled_for: run.scheduled_for, on_behalf_of: run.on_behalf_of },
     }, now, 'warn');

@@ -6,8 +6,8 @@
  * wherever it runs: here, or on the replica holding the agent (the stop is relayed to it).
  */
 import type { Logger } from 'pino';
-import type { Principal } from '../domain/governance.js';
-import { RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
+import { actorFieldsOf, type ActorFields, type Principal } from '../domain/governance.js';
+import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
@@ -30,51 +30,74 @@ export class RunCancelService {
 
   /** Cancels a running run: 404 unknown, 403 not the caller's to stop, 409 already ended. Returns the run as cancelled. */
   async cancel(runId: string, principal: Principal, reason: string | null): Promise<Run> {
-    const { store, clock } = this.deps;
-    return store.transaction(async (tx) => {
+    return this.deps.store.transaction(async (tx) => {
       const run = await tx.runs.get(runId);
       if (!run) throw notFound('run', runId);
       const permission = mayCancelRun(principal, run, await this.routineOf(tx, run));
       if (!permission.allowed) throw forbidden(permission.reason);
       if (run.status !== 'running') throw alreadyEnded(run);
-
-      const now = clock.now();
       const by = principal.kind === 'user' ? `token ${principal.tokenId}` : `agent ${principal.agentId}`;
-      const ended = { status: 'cancelled' as const, result_json: run.result_json, error: cancelledError(by, reason), cost_usd: null, finished_at: now };
-      // The agent's holder's fence, whoever that is: a person's cancel is not the owner's act, but a
-      // close under a fence that moved on (the agent changing hands) would race the new owner's recovery.
-      const fence = await holderFence(tx, run.agent_id);
-      const closed = fence ? await tx.runs.close(run.id, ended, null, fence) : null;
-      if (!closed?.closed) {
-        const current = await tx.runs.get(run.id);
-        // Thrown: the transaction rolls back, so the refused close leaves nothing behind.
-        throw current && current.status !== 'running' ? alreadyEnded(current)
-          : conflict(`run '${run.id}' cannot be cancelled while its agent '${run.agent_id}' changes hands between replicas; try again in a few seconds`);
-      }
-      this.deps.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
-      tx.emit('run.finished', { run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id, task_id: run.task_id, status: 'cancelled', cost_usd: null });
-      await this.endWakeup(tx, run, by, reason, now);
-      tx.afterCommit(() => this.deps.stopSession(run));
-      return { ...run, ...ended };
+      const stopped = await this.stopIn(tx, run, { by, actor: actorFieldsOf(principal), reason, cancelReason: RUN_CANCELLED_REASON });
+      if (!stopped) throw alreadyEnded((await tx.runs.get(run.id))!);
+      return stopped;
     });
   }
 
   /**
-   * The run's wakeup ends `cancelled` (run_cancelled): no retry, no escalation, and its routine run's
-   * outcome is `cancelled`, which a routine does not count as a failed run.
+   * Stops every running run done on behalf of `ownerId`, whose token `by` revoked, inside the
+   * revocation's transaction: each ends `cancelled`, its wakeup `cancelled` (owner_revoked), and its
+   * session is stopped after commit. A run that ended meanwhile is left as it ended.
    */
-  private async endWakeup(tx: Tx, run: Run, by: string, reason: string | null, now: number) {
+  async stopRunsOnBehalfOf(tx: Tx, ownerId: string, by: ActorFields): Promise<Run[]> {
+    // At most the store's list limit at once: a token with more runs than that running is not a case this serves.
+    const running = await tx.runs.list({ on_behalf_of: ownerId, status: 'running', limit: 1000 });
+    const stopped: Run[] = [];
+    for (const run of running) {
+      const ended = await this.stopIn(tx, run, {
+        by: `token ${by.actor_id}`, actor: by, reason: `it ran on behalf of ${ownerId}, whose token was revoked`, cancelReason: OWNER_REVOKED_REASON,
+      });
+      if (ended) stopped.push(ended);
+    }
+    return stopped;
+  }
+
+  /** The cancel itself, on a run read as running; null when it had ended by the time it was closed. */
+  private async stopIn(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: string }): Promise<Run | null> {
+    const now = this.deps.clock.now();
+    const ended = { status: 'cancelled' as const, result_json: run.result_json, error: cancelledError(why.by, why.reason), cost_usd: null, finished_at: now };
+    // The agent's holder's fence, whoever that is: a person's cancel is not the owner's act, but a
+    // close under a fence that moved on (the agent changing hands) would race the new owner's recovery.
+    const fence = await holderFence(tx, run.agent_id);
+    const closed = fence ? await tx.runs.close(run.id, ended, null, fence) : null;
+    if (!closed?.closed) {
+      const current = await tx.runs.get(run.id);
+      if (current && current.status !== 'running') return null;
+      // Thrown: the transaction rolls back, so the refused close leaves nothing behind.
+      throw conflict(`run '${run.id}' cannot be cancelled while its agent '${run.agent_id}' changes hands between replicas; try again in a few seconds`);
+    }
+    this.deps.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
+    tx.emit('run.finished', { run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id, task_id: run.task_id, status: 'cancelled', cost_usd: null });
+    await this.endWakeup(tx, run, why, now);
+    tx.afterCommit(() => this.deps.stopSession(run));
+    return { ...run, ...ended };
+  }
+
+  /**
+   * The run's wakeup ends `cancelled` (run_cancelled, or owner_revoked): no retry, no escalation, and
+   * its routine run's outcome is `cancelled`, which a routine does not count as a failed run.
+   */
+  private async endWakeup(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: string }, now: number) {
     const wakeup = await tx.wakeups.get(run.wakeup_id);
     const open = wakeup && wakeup.run_id === run.id && wakeup.status === 'claimed';
     if (open) {
-      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: RUN_CANCELLED_REASON, finished_at: now });
+      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: why.cancelReason, finished_at: now });
       await this.deps.wakeups.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
     }
     await recordDecision(tx, this.deps.log, {
       workspace_id: run.workspace_id, code: 'run_cancelled', agent_id: run.agent_id, task_id: run.task_id, wakeup_id: run.wakeup_id,
-      run_id: run.id, routine_id: run.routine_id,
-      message: `run cancelled by ${by}${reason ? `: ${reason}` : ''}; its session is stopped and its wakeup ends cancelled (${RUN_CANCELLED_REASON}), not retried`,
-      details: { reason, by, wakeup_status_before: wakeup?.status ?? null },
+      run_id: run.id, routine_id: run.routine_id, ...why.actor, unattended: run.unattended, on_behalf_of: run.on_behalf_of,
+      message: `run cancelled by ${why.by}${why.reason ? `: ${why.reason}` : ''}; its session is stopped and its wakeup ends cancelled (${why.cancelReason}), not retried`,
+      details: { reason: why.reason, by: why.by, cancel_reason: why.cancelReason, wakeup_status_before: wakeup?.status ?? null },
     }, now, 'warn');
   }
 

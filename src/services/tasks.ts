@@ -1,6 +1,6 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
-import type { CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import type { CreateApprovalBody, CreateBudgetBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
 import { ATTENDED, provenanceOf, type Provenance } from '../domain/provenance.js';
 import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
@@ -9,7 +9,7 @@ import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+import { executorToStore, requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
 import type { WakeupService } from './wakeups.js';
 
 /**
@@ -17,6 +17,9 @@ import type { WakeupService } from './wakeups.js';
  * carries the run's provenance. `provenance` given: the caller knows it already (a fire, a finish).
  */
 export type Actor = { type: 'user' | 'agent' | 'system'; id: string | null; runId?: string; provenance?: Provenance };
+
+/** A comment to store: its author decided already, from the credential (governance.ts, commentAuthorOf). */
+export type NewComment = Pick<Comment, 'body' | 'author_type' | 'author_id'>;
 
 /** What caused a write: given, or the run's that wrote it, or attended. */
 async function provenanceOfActor(tx: Tx, by: Actor): Promise<Provenance> {
@@ -47,7 +50,7 @@ export class TaskService {
       description: body.description ?? '',
       assignee_agent_instance_id: body.assignee_agent_instance_id ?? null,
       requires_approval: body.requires_approval ?? false,
-      executor: body.executor ?? null,
+      executor: executorToStore(body.executor ?? null, null, 'executor'),
       origin: by.type === 'agent' ? 'agent' : 'user',
       origin_id: by.id,
       blocked_by: body.blocked_by ?? [],
@@ -85,6 +88,7 @@ export class TaskService {
       for (const [i, reviewer] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, reviewer, `reviewers.${i}`);
       const now = this.deps.clock.now();
       const { blocked_by, reviewers, ...fields } = body;
+      if (fields.executor !== undefined) fields.executor = executorToStore(fields.executor, task.executor, 'executor');
       await tx.tasks.update(id, { ...fields, updated_at: now, ...(reassigned ? { assigned_at: fields.assignee_agent_instance_id ? now : null } : {}) });
       if (blocked_by) await tx.tasks.setBlockers(id, blocked_by);
       if (reviewers) await tx.tasks.setReviewers(id, reviewers);
@@ -130,7 +134,11 @@ export class TaskService {
     // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
     if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
       target = 'IN_REVIEW';
-      await this.requestApproval(tx, task, by, now);
+      if (!(await this.requestApproval(tx, task, by, now))) {
+        // Another move asked first (perhaps at this very moment, on another replica): it moves the task.
+        const current = (await tx.tasks.get(id))!;
+        if (current.state === 'IN_REVIEW') return current;
+      }
     }
     if (target === task.state) return task;
     await tx.tasks.update(id, {
@@ -149,28 +157,38 @@ export class TaskService {
     return (await tx.tasks.get(id))!;
   }
 
-  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number) {
-    if (await tx.approvals.pendingForTask(task.id)) return;
+  /**
+   * Asks for the task's approval, once: the database keeps one pending approval per task, so of two
+   * moves at once one inserts it (with its inbox item) and the other finds it. True when this one asked.
+   */
+  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number): Promise<boolean> {
     const requester = by.type === 'agent' && by.id ? by.id : task.assignee_agent_instance_id;
-    if (!requester) throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
-    const approval: Approval = {
+    if (!requester) {
+      // Nobody could ask; an approval already waiting is enough.
+      if (await tx.approvals.pendingForTask(task.id)) return false;
+      throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
+    }
+    const asked: Approval = {
       id: newId('apr'), workspace_id: task.workspace_id, task_id: task.id, requested_by_agent_id: requester,
       title: `Approve: ${task.title}`, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
     };
-    await tx.approvals.insert(approval);
+    const { approval, created } = await tx.approvals.insertPending(asked);
+    if (!created) return false;
     await tx.inbox.insert({
       id: newId('inb'), workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
       body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
       status: 'open', created_at: now,
     });
     tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
+    return true;
   }
 
-  createComment(taskId: string, body: z.output<typeof CreateCommentBody>, by?: Actor): Promise<Comment> {
+  createComment(taskId: string, body: NewComment, by?: Actor): Promise<Comment> {
     return this.deps.store.transaction((tx) => this.createCommentIn(tx, taskId, body, by));
   }
 
-  async createCommentIn(tx: Tx, taskId: string, body: z.output<typeof CreateCommentBody>, by: Actor = { type: body.author_type, id: body.author_id }): Promise<Comment> {
+  /** `by`: who writes it (the author when absent): an agent's write is its run's follow-on work. */
+  async createCommentIn(tx: Tx, taskId: string, body: NewComment, by: Actor = { type: body.author_type, id: body.author_id }): Promise<Comment> {
     const task = await tx.tasks.get(taskId);
     if (!task) throw notFound('task', taskId);
     if (body.author_type === 'agent') await requireAgentIn(tx, task.workspace_id, body.author_id, 'author_id');
@@ -213,7 +231,10 @@ export class TaskService {
         id: newId('apr'), workspace_id: requester.workspace_id, task_id: body.task_id ?? null,
         requested_by_agent_id: requester.id, title: body.title, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
       };
-      await tx.approvals.insert(approval);
+      const stored = await tx.approvals.insertPending(approval);
+      if (!stored.created) {
+        throw conflict(`task '${approval.task_id}' already waits on approval '${stored.approval.id}'; resolve it first (POST /api/office/approvals/${stored.approval.id}/resolve)`);
+      }
       await tx.inbox.insert({
         id: newId('inb'), workspace_id: approval.workspace_id, kind: 'approval', title: approval.title, body: '',
         agent_id: requester.id, task_id: approval.task_id, ref_id: approval.id, status: 'open', created_at: now,
@@ -223,20 +244,29 @@ export class TaskService {
     });
   }
 
-  /** Approving moves an in-review task to DONE; rejecting sends it back to IN_PROGRESS. */
-  resolveApproval(id: string, status: 'approved' | 'rejected', note: string | null): Promise<Approval> {
+  /**
+   * Approving moves an in-review task to DONE; rejecting sends it back to IN_PROGRESS. `by`: the
+   * person deciding, whom the activity entry and the move name.
+   */
+  resolveApproval(id: string, status: 'approved' | 'rejected', note: string | null, by: Actor = { type: 'user', id: null }): Promise<Approval> {
     return this.deps.store.transaction(async (tx) => {
       const approval = await tx.approvals.get(id);
       if (!approval) throw notFound('approval', id);
       const now = this.deps.clock.now();
       if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
       await tx.inbox.resolveByRef(id);
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: approval.workspace_id, code: 'approval_resolved', agent_id: approval.requested_by_agent_id, task_id: approval.task_id,
+        actor_type: by.type, actor_id: by.id,
+        message: `approval '${approval.title}' ${status} by ${by.id ?? 'a person'}${note ? `: ${note}` : ''}`,
+        details: { approval_id: id, status, decision_note: note },
+      }, now);
       tx.emit('approval.resolved', {
         approval_id: id, task_id: approval.task_id, requested_by_agent_id: approval.requested_by_agent_id, status, decision_note: note,
       });
       const task = approval.task_id ? await tx.tasks.get(approval.task_id) : undefined;
       if (task && task.state === 'IN_REVIEW') {
-        await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', { type: 'user', id: null }, note, true);
+        await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', by, note, true);
       }
       return (await tx.approvals.get(id))!;
     });

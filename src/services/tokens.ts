@@ -1,12 +1,14 @@
 /**
  * Named API tokens: issued, listed and revoked by an admin; a request's bearer secret resolved to
- * the person it stands for. Revoking a token pauses the routines it owns (API.md, "Governance").
+ * the person it stands for. Revoking a token pauses the routines it owns and stops the work done on
+ * its behalf (API.md, "Governance" and "Trust boundaries").
  */
 import type { z } from 'zod';
 import { API_TOKEN_PREFIX, hashApiToken, newApiTokenSecret } from '../domain/apiTokens.js';
 import {
-  BOOTSTRAP_ADMIN, mayManageTokens, type ApiToken, type Principal, type UserPrincipal,
+  BOOTSTRAP_ADMIN, actorFieldsOf, mayManageTokens, type ApiToken, type Principal, type UserPrincipal,
 } from '../domain/governance.js';
+import { OWNER_REVOKED_REASON } from '../domain/runCancel.js';
 import { safeEqual } from '../domain/webhookSignature.js';
 import type { CreateTokenBody } from '../domain/tokenSchemas.js';
 import type { Store } from '../persistence/store.js';
@@ -14,6 +16,8 @@ import type { ServiceDeps } from './deps.js';
 import { forbidden, notFound } from './errors.js';
 import { newId } from './ids.js';
 import type { RoutineService } from './routines.js';
+import type { RunCancelService } from './runCancel.js';
+import type { WakeupService } from './wakeups.js';
 
 /** A person's credential resolved: who it is, or the named token it was before its revocation. */
 export type PersonCredential = { principal: UserPrincipal } | { revoked: ApiToken };
@@ -42,6 +46,8 @@ export class TokenService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly routines: Pick<RoutineService, 'pauseRoutinesOfRevokedToken'>,
+    private readonly wakeups: Pick<WakeupService, 'cancelOnBehalfOf'>,
+    private readonly runCancels: Pick<RunCancelService, 'stopRunsOnBehalfOf'>,
   ) {}
 
   /** The secret is returned here once; only its hash is kept. */
@@ -65,8 +71,10 @@ export class TokenService {
   }
 
   /**
-   * Revokes the token and pauses the routines it owns, in one transaction: from the commit on, the
-   * token is a 401 and none of its routines fires. Revoking a revoked token changes nothing.
+   * Revokes the token, pauses the routines it owns, cancels the wakeups done on its behalf that have
+   * not started (owner_revoked) and stops their running runs, in one transaction: from the commit on,
+   * the token is a 401, none of its routines fires, and nothing runs for it any more (the sessions
+   * are stopped after commit). Revoking a revoked token changes nothing.
    */
   async revoke(principal: Principal, id: string): Promise<void> {
     requireTokenAdmin(principal);
@@ -79,6 +87,12 @@ export class TokenService {
       const sessions = await tx.sessions.removeForToken(id);
       tx.afterCommit(() => this.deps.log.info({ token_id: id, by: tokenIdOf(principal), sessions_ended: sessions }, `API token '${token.name}' revoked`));
       await this.routines.pauseRoutinesOfRevokedToken(tx, token, tokenIdOf(principal), now);
+      const by = actorFieldsOf(principal);
+      const wakeups = await this.wakeups.cancelOnBehalfOf(tx, id, OWNER_REVOKED_REASON, now, by);
+      const runs = await this.runCancels.stopRunsOnBehalfOf(tx, id, by);
+      if (wakeups.length + runs.length > 0) {
+        tx.afterCommit(() => this.deps.log.warn({ token_id: id, wakeups_cancelled: wakeups.length, runs_stopped: runs.length }, `work on behalf of revoked token '${token.name}' stopped`));
+      }
     });
   }
 }

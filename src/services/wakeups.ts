@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
+import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, needsCapSlot, type Provenance } from '../domain/provenance.js';
 import type { RoutineRunOutcome } from '../domain/routines.js';
 import type { Agent, Wakeup } from '../domain/types.js';
@@ -193,8 +194,8 @@ export class WakeupService {
     }
   }
 
-  /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. */
-  async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number): Promise<void> {
+  /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. `by`: the person who deleted it. */
+  async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number, by?: ActorFields): Promise<void> {
     for (const wakeup of await tx.wakeups.listOpen(agent.id)) {
       if (wakeup.status === 'claimed') continue; // running now: it finishes on its own
       await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: reason, finished_at: now });
@@ -202,10 +203,31 @@ export class WakeupService {
       await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
-        wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of,
+        wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of, ...by,
         message: `cancelled: ${reason}`, details: { reason },
       }, now);
     }
+  }
+
+  /**
+   * Cancels the wakeups done on `ownerId`'s behalf that have not been claimed (queued, or waiting for
+   * a retry), in one statement: its token was revoked. Each releases its checkout, puts back what was
+   * folded into it, ends its routine run, and gets an activity entry; its agent actor forgets it.
+   */
+  async cancelOnBehalfOf(tx: Tx, ownerId: string, reason: string, now: number, by: ActorFields): Promise<Wakeup[]> {
+    const cancelled = await tx.wakeups.cancelOnBehalfOf(ownerId, reason, now);
+    for (const wakeup of cancelled) {
+      if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
+      await this.requeueFolded(tx, wakeup, now);
+      await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+      await recordDecision(tx, this.log, {
+        workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+        wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of, ...by,
+        message: `cancelled: ${reason}: it was done on behalf of ${ownerId}, whose token was revoked`, details: { reason, revoked_token_id: ownerId },
+      }, now, 'warn');
+      tx.afterCommit(() => this.notifier.wakeupWithdrawn(wakeup.agent_id, wakeup.id));
+    }
+    return cancelled;
   }
 
   /**

@@ -148,7 +148,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     const ws = await createWorkspace();
 
     const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments',
-      { body: 'Found the bug in the parser', author_type: 'user', author_id: 'mallory' }));
+      { body: 'Found the bug in the parser' }));
     const mover = await agent(ws, 'Mover', apiCall(record, '/api/office/tasks/{task_id}/move', { state: 'IN_REVIEW' }));
     const parent = await createTask({ workspace_id: ws, title: 'Migrate billing' });
     const planner = await agent(ws, 'Planner', apiCall(record, '/api/office/tasks',
@@ -167,7 +167,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
       callOnce(waker),
     ]);
 
-    // The author is forced to the agent, whatever the body claimed.
+    // The author is the run token's agent.
     expect(commented.status).toBe(201);
     expect(commented.body).toMatchObject({ task_id: commented.task.id, author_type: 'agent', author_id: commenter });
     const comments = await get(`/api/office/tasks/${commented.task.id}/comments`);
@@ -275,7 +275,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
     h = await startHarness();
     const record = join(h.dir, 'record');
     const ws = await createWorkspace();
-    const agentId = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'during the run', author_type: 'agent', author_id: 'x' }));
+    const agentId = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'during the run' }));
     const { task: t, status, run } = await taskBound(agentId, ws);
     expect(status).toBe(201);
     const token = recordOf(record, run.id).env.OFFICE_RUN_TOKEN!;
@@ -301,7 +301,7 @@ describe('the run token (OFFICE_RUN_TOKEN)', () => {
       const record = join(h.dir, 'record');
       expect((await h.api('GET', '/api/office/workspaces')).status).toBe(401);
       const ws = await createWorkspace();
-      const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'with a run token', author_type: 'user', author_id: 'u' }));
+      const commenter = await agent(ws, 'Commenter', apiCall(record, '/api/office/tasks/{task_id}/comments', { body: 'with a run token' }));
       const mover = await agent(ws, 'Mover', apiCall(record, '/api/office/tasks/{task_id}/move', { state: 'IN_REVIEW' }));
       const lister = await agent(ws, 'Lister', apiCall(record, '/api/office/agents', undefined, 'GET'));
       const patcher = await agent(ws, 'Patcher', apiCall(record, `/api/office/agents/{agent_id}`, { name: 'Renamed' }, 'PATCH'));

@@ -21,7 +21,15 @@ afterEach(async () => {
 const { get, post, listActivity, listWakeups, listRuns, createWorkspace, createAgent, createTaskId, waitForWakeupStatus, waitForWakeupEnd, quiet } =
   apiClient(() => h);
 
-const OWNER = 'tok_alice';
+/** The routines' owner: a live member token (an unknown or revoked owner is refused), made per test by startWithOwner. */
+let OWNER = '';
+
+/** A harness, and the member token whose id is OWNER. */
+async function startWithOwner(...args: Parameters<typeof startHarness>): Promise<Harness> {
+  const harness = await startHarness(...args);
+  OWNER = (await harness.api('POST', '/api/office/tokens', { name: 'alice', role: 'member' })).body.id;
+  return harness;
+}
 
 function stillClock(): SimulatedClock {
   const clock = new SimulatedClock();
@@ -40,7 +48,7 @@ const activity = (workspaceId: string, unattended?: 'true' | 'false'): Promise<a
 describe('an audit trail that tells unattended from attended', () => {
   it('an unattended run\'s skip, retry and follow-on comment (and the wake and run of the agent it woke) are all marked unattended with on_behalf_of the routine owner; ?unattended=true and =false filter them', async () => {
     const clock = stillClock();
-    h = await startHarness({}, undefined, clock);
+    h = await startWithOwner({}, undefined, clock);
     const ws = await createWorkspace();
     const idle = await createAgent(ws, { name: 'Idle', skip_idle_wakeups: true });
     const flaky = await createAgent(ws, {
@@ -116,7 +124,7 @@ describe('an audit trail that tells unattended from attended', () => {
   });
 
   it('a manual fire is attended, on behalf of whoever fired it', async () => {
-    h = await startHarness();
+    h = await startWithOwner();
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { name: 'Worker', skip_idle_wakeups: false });
     const routine = await post('/api/office/routines', {
@@ -136,7 +144,7 @@ describe('an audit trail that tells unattended from attended', () => {
 
 describe('an unattended run\'s failure', () => {
   it('escalates unattended: its retries, the escalation and the coordinator\'s agent_error wakeup and run are all for the routine owner', async () => {
-    h = await startHarness();
+    h = await startWithOwner();
     const ws = await createWorkspace();
     const coordinator = await createAgent(ws, { name: 'Chief', role: 'coordinator', skip_idle_wakeups: false });
     const agent = await createAgent(ws, { name: 'Broken', skip_idle_wakeups: false, executor: fixtureAgent('fail.mjs') });
@@ -157,7 +165,7 @@ describe('an unattended run\'s failure', () => {
 
 describe('an unattended run\'s spend', () => {
   it('crossing a budget\'s alert threshold is an unattended budget_alert, for the routine owner', async () => {
-    h = await startHarness();
+    h = await startWithOwner();
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { name: 'Spender', skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs', { FIXTURE_COST: '0.8' }) });
     await post('/api/office/budgets', { scope: 'agent', scope_id: agent, limit_usd: 1, period: 'monthly', action_on_exceed: 'warn', alert_threshold_pct: 50 });
@@ -173,7 +181,7 @@ describe('an unattended run\'s spend', () => {
     const server = createServer((_req, res) => { res.statusCode = 200; res.end(); });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      h = await startHarness();
+      h = await startWithOwner();
       const ws = await createWorkspace();
       const agent = await createAgent(ws, { name: 'Reporter', skip_idle_wakeups: false });
       const routine = await post('/api/office/routines', {
@@ -191,7 +199,7 @@ describe('an unattended run\'s spend', () => {
 
 describe('caps that compose', () => {
   it('a routine run\'s subtasks that wake other agents count against the agent and deployment caps, and are refused and logged at them; the subtasks stay, and the slots free when the work ends', async () => {
-    h = await startHarness({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '3' });
+    h = await startWithOwner({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '3' });
     const ws = await createWorkspace();
     const release = join(h.dir, 'release');
     const busy = fixtureAgent('wait-for-release.mjs', { FIXTURE_RELEASE_FILE: release });
@@ -263,7 +271,7 @@ describe('caps that compose', () => {
   });
 
   it('an agent\'s wake of itself through its run token during an unattended run counts too: at its cap it answers 202 with outcome refused, and the wakeup is skipped cap_reached', async () => {
-    h = await startHarness();
+    h = await startWithOwner();
     const ws = await createWorkspace();
     // Its own fire holds the agent's one routine-run slot while the run runs.
     const agent = await createAgent(ws, {
@@ -281,7 +289,7 @@ describe('caps that compose', () => {
   });
 
   it('a fan-out from an attended (manual) fire takes no routine-run slot', async () => {
-    h = await startHarness({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '1' });
+    h = await startWithOwner({ OFFICE_MAX_CONCURRENT_ROUTINE_RUNS: '1' });
     const ws = await createWorkspace();
     const helper = await createAgent(ws, { name: 'Helper', skip_idle_wakeups: false });
     const parent = await createTaskId(ws, 'Triage by hand', null);

@@ -148,8 +148,8 @@ describe('routine owners', () => {
 });
 
 describe('a coordinator\'s heartbeat', () => {
-  it('is owned by the token that created the coordinator, which may pause it; another member may not', async () => {
-    const erin = await createToken('erin');
+  it('is owned by the token that created the coordinator (creating agents is an admin\'s), which may pause it; a member may not', async () => {
+    const erin = await createToken('erin', 'admin');
     const coordinator = await h.api('POST', '/api/office/agents', { workspace_id: workspaceId, name: 'Coordinator', role: 'coordinator' }, bearer(erin.token));
     expect(coordinator.status).toBe(201);
     const routines = (await h.api('GET', `/api/office/routines?workspace_id=${workspaceId}`, undefined, bearer(ADMIN))).body;

@@ -648,16 +648,17 @@ describe('governance: a routine runs as its owner, marked unattended', () => {
   it('cron and webhook fires carry on_behalf_of = owner and unattended = true on the routine run, the fire activity (actor_type routine) and the agent run', async () => {
     h = await startHarness();
     const { workspaceId, agentId } = await seedAgent(h, { skip_idle_wakeups: false });
+    const alice = (await h.api('POST', '/api/office/tokens', { name: 'alice', role: 'member' })).body.id as string;
     const tick = oneShotCron(1500);
     const routine = await createRoutine({
-      workspace_id: workspaceId, name: 'Night watch', assignee_agent_instance_id: agentId, owner_id: 'user_alice', concurrency_policy: 'always_enqueue',
+      workspace_id: workspaceId, name: 'Night watch', assignee_agent_instance_id: agentId, owner_id: alice, concurrency_policy: 'always_enqueue',
       triggers: [{ kind: 'schedule', cron_expression: tick.expression, timezone: 'UTC' }, { kind: 'webhook', signing_mode: 'none' }, { kind: 'manual' }],
     });
     await waitForActor(routine.triggers[0].id);
     const hooked = (await webhook(routine.triggers[1].public_id, '{}')).body.routine_run;
     const cron = await h.waitFor(async () => (await routineRuns(routine.id)).find((r) => r.source === 'cron'), 'the cron fire', 10_000);
     for (const run of [cron, hooked]) {
-      expect(run).toMatchObject({ on_behalf_of: 'user_alice', unattended: true });
+      expect(run).toMatchObject({ on_behalf_of: alice, unattended: true });
     }
     const manual = (await fire(routine.id)).body.routine_run;
     // A manual fire is attended, on behalf of whoever fired it (API.md, "Audit"): here the local caller, the bootstrap admin.
@@ -665,14 +666,14 @@ describe('governance: a routine runs as its owner, marked unattended', () => {
 
     const activity = (await h.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=routine_run_dispatched`)).body;
     const cronEntry = activity.find((e: any) => e.details?.routine_run_id === cron.id);
-    expect(cronEntry).toMatchObject({ routine_id: routine.id, actor_type: 'routine', actor_id: 'user_alice', unattended: true });
+    expect(cronEntry).toMatchObject({ routine_id: routine.id, actor_type: 'routine', actor_id: alice, unattended: true });
     expect(activity.find((e: any) => e.details?.routine_run_id === hooked.id)).toMatchObject({ actor_type: 'routine', unattended: true });
 
     const agentRun = await h.waitFor(async () => {
       const w = (await h.api('GET', `/api/office/wakeups/${cron.linked_wakeup_id}`)).body;
       return w.run_id ? (await h.api('GET', `/api/office/runs/${w.run_id}`)).body : null;
     }, 'the agent run of the cron fire');
-    expect(agentRun).toMatchObject({ unattended: true, on_behalf_of: 'user_alice', routine_id: routine.id });
+    expect(agentRun).toMatchObject({ unattended: true, on_behalf_of: alice, routine_id: routine.id });
   });
 });
 

@@ -518,6 +518,23 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(resolved.filter(Boolean)).toHaveLength(1);
         expect(await read((tx) => tx.approvals.pendingForTask(task.id))).toBeUndefined();
       });
+
+      it('a task has one pending approval: of racing inserts one is stored and the others get it back; once it is decided a new one may wait', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        await write((tx) => tx.tasks.insert(task));
+        const asked = Array.from({ length: RACERS }, (_, i) => approvalRow(agent, task.id, now + i));
+        const results = await race(store, RACERS, (tx, i) => tx.approvals.insertPending(asked[i]!));
+        const winners = results.filter((r) => r.created);
+        expect(winners).toHaveLength(1);
+        for (const result of results) expect(result.approval).toEqual(winners[0]!.approval);
+        expect(await s.inspect.count('approvals', { task_id: task.id })).toBe(1);
+        await write((tx) => tx.approvals.resolve(winners[0]!.approval.id, 'rejected', null, now + 50));
+        expect((await write((tx) => tx.approvals.insertPending(approvalRow(agent, task.id, now + 60)))).created).toBe(true);
+        // Approvals about no task never meet each other.
+        const loose = await race(store, 2, (tx) => tx.approvals.insertPending(approvalRow(agent, null, now)));
+        expect(loose.every((r) => r.created)).toBe(true);
+      });
     });
 
     describe('runs', () => {
@@ -924,6 +941,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.inbox.list(workspace.id))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
         await write((tx) => tx.inbox.resolveByRef(older!.ref_id));
         expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await read((tx) => tx.inbox.list(workspace.id, 'resolved'))).map((i) => i.id)).toEqual([older!.id]);
+        expect((await read((tx) => tx.inbox.list(undefined, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await read((tx) => tx.inbox.list(undefined))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
       });
 
       it('an inbox item is read by id and resolved once by id; only an open one resolves', async () => {
@@ -1007,7 +1027,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const parent = taskRow(ws, now);
         const blockers = idsInMintOrder('tsk', 3).map((id) => taskRow(ws, now, { id }));
         const children = idsInMintOrder('tsk', 3).map((id) => taskRow(ws, now, { id, parent_id: parent.id, blocked_by: ids(blockers), assignee_agent_instance_id: agents[0]!.id }));
-        const approvals = idsInMintOrder('apr', 3).map((id) => approvalRow(agents[0]!, parent.id, now, { id }));
+        // One pending approval per task (migration 0025): the later ones were decided.
+        const approvals = idsInMintOrder('apr', 3).map((id, i) => approvalRow(agents[0]!, parent.id, now, { id, ...(i > 0 ? { status: 'approved' as const, resolved_at: now } : {}) }));
         const wakeups = idsInMintOrder('wk', 3).map((id) => wakeupRow(agents[0]!, now, { id, task_id: parent.id }));
         const runs = idsInMintOrder('run', 3).map((id, i) => runRow(wakeups[i]!, now, { id, status: 'running' }));
         await write(async (tx) => {

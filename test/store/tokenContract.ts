@@ -9,7 +9,7 @@ import type { ApiToken } from '../../src/domain/governance.js';
 import type { Store, Tx } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
 import type { StoreFactory, StoreUnderTest } from './factory.js';
-import { routineRow, seedAgent } from './rows.js';
+import { routineRow, seedAgent, wakeupRow } from './rows.js';
 
 const RACERS = 8;
 
@@ -82,6 +82,28 @@ export function tokenContract(name: string, factory: StoreFactory): void {
       const after = await read(async (tx) => Promise.all([pausedByPerson, archived, others].map((r) => tx.routines.get(r.id))));
       expect(after.map((r) => [r!.status, r!.paused_reason])).toEqual([['paused', 'paused by a person'], ['archived', null], ['active', null]]);
       expect(await write((tx) => tx.tokens.pauseRoutinesOwnedBy('tok_a', 'again', now + 8))).toEqual([]);
+    });
+
+    it("cancelling a revoked owner's wakeups ends only its queued and retrying ones, with the reason, and returns them as they are now", async () => {
+      const rows = await write(async (tx) => {
+        const { agent } = await seedAgent(tx, now);
+        const rows = {
+          queued: wakeupRow(agent, now, { on_behalf_of: 'tok_a', unattended: true }),
+          retrying: wakeupRow(agent, now, { on_behalf_of: 'tok_a', status: 'scheduled_retry', scheduled_retry_at: now + 60_000 }),
+          claimed: wakeupRow(agent, now, { on_behalf_of: 'tok_a', status: 'claimed', claimed_at: now }),
+          ended: wakeupRow(agent, now, { on_behalf_of: 'tok_a', status: 'finished', finished_at: now }),
+          others: wakeupRow(agent, now, { on_behalf_of: 'tok_b' }),
+          attended: wakeupRow(agent, now),
+        };
+        for (const row of Object.values(rows)) await tx.wakeups.insert(row);
+        return rows;
+      });
+      const cancelled = await write((tx) => tx.wakeups.cancelOnBehalfOf('tok_a', 'owner_revoked', now + 9));
+      expect(cancelled.map((w) => [w.id, w.status, w.cancel_reason, w.finished_at]).sort())
+        .toEqual([[rows.queued.id, 'cancelled', 'owner_revoked', now + 9], [rows.retrying.id, 'cancelled', 'owner_revoked', now + 9]].sort());
+      const after = await read(async (tx) => Promise.all([rows.claimed, rows.ended, rows.others, rows.attended].map((w) => tx.wakeups.get(w.id))));
+      expect(after.map((w) => w!.status)).toEqual(['claimed', 'finished', 'queued', 'queued']);
+      expect(await write((tx) => tx.wakeups.cancelOnBehalfOf('tok_a', 'owner_revoked', now + 10))).toEqual([]);
     });
   });
 }

@@ -7,30 +7,31 @@ import type { Agent, Approval, InboxItem } from '../types';
 import { Badge, Empty, ErrorBox, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
-export function inboxPath(workspaceId: string | undefined): string | null {
-  return workspaceId ? `/api/office/inbox${query({ workspace_id: workspaceId })}` : null;
+/** The workspace's open or resolved items: asked for apart, so that resolved ones never crowd an open one out. */
+export function inboxPath(workspaceId: string | undefined, status: InboxItem['status']): string | null {
+  return workspaceId ? `/api/office/inbox${query({ workspace_id: workspaceId, status })}` : null;
 }
 
 /** The open items of the workspace, for the counter in the navigation. */
 export function useOpenInboxCount(): number | undefined {
   const { workspace } = useWorkspace();
-  const inbox = useApi<InboxItem[]>(inboxPath(workspace?.id));
-  return inbox.data?.filter((item) => item.status === 'open').length;
+  return useApi<InboxItem[]>(inboxPath(workspace?.id, 'open')).data?.length;
 }
 
 export function InboxPage() {
   const { workspace } = useWorkspace();
-  const inbox = useApi<InboxItem[]>(inboxPath(workspace?.id));
+  const openItems = useApi<InboxItem[]>(inboxPath(workspace?.id, 'open'));
+  const resolvedItems = useApi<InboxItem[]>(inboxPath(workspace?.id, 'resolved'));
   const agents = useApi<Agent[]>(workspace ? `/api/office/agents${query({ workspace_id: workspace.id })}` : null);
   if (!workspace) return <Loading what="workspace" />;
   const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
-  const open = (inbox.data ?? []).filter((i) => i.status === 'open');
-  const resolved = (inbox.data ?? []).filter((i) => i.status !== 'open');
+  const open = openItems.data ?? [];
+  const resolved = resolvedItems.data ?? [];
   return (
     <section>
       <header className="page-head"><h1>Inbox</h1></header>
-      <ErrorBox error={inbox.error} />
-      {inbox.data === undefined ? <Loading what="inbox" /> : open.length === 0 ? <Empty>Nothing waits for you.</Empty> : (
+      <ErrorBox error={openItems.error ?? resolvedItems.error} />
+      {openItems.data === undefined ? <Loading what="inbox" /> : open.length === 0 ? <Empty>Nothing waits for you.</Empty> : (
         <ul className="plain inbox" aria-label="Open items">
           {open.map((item) => <InboxRow key={item.id} item={item} agentName={agentName} />)}
         </ul>

@@ -2,11 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
-import { useSignIn } from '../signin';
 import type { Agent, Comment, Run, Task, Wakeup } from '../types';
 import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
 import { wakeupBadges } from '../format';
-import { assignTask, BOARD_COLUMNS, DASHBOARD_AUTHOR, moveTask, STATE_LABELS } from './taskActions';
+import { assignTask, BOARD_COLUMNS, moveTask, STATE_LABELS } from './taskActions';
 
 /** One task: where it stands, who works on it, its comments, and the wakeups and runs it caused. */
 export function TaskPage(props: { id: string }) {
@@ -99,15 +98,13 @@ export function TaskPage(props: { id: string }) {
   );
 }
 
-/** A person's comment, signed with the token they act as ("admin", or a named token's id). */
+/** A person's comment: the server signs it with the token they act as ("admin", or a named token's id). */
 function CommentForm(props: { taskId: string }) {
   const [body, setBody] = useState('');
-  const { session } = useSignIn();
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const author = session?.token_id ?? DASHBOARD_AUTHOR;
-    const created = await action.run(() => api<Comment>('POST', `/api/office/tasks/${props.taskId}/comments`, { body, author_type: 'user', author_id: author }));
+    const created = await action.run(() => api<Comment>('POST', `/api/office/tasks/${props.taskId}/comments`, { body }));
     if (created) setBody('');
   };
   return (

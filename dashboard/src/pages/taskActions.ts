@@ -17,6 +17,3 @@ export function moveTask(taskId: string, state: Task['state']): Promise<Task> {
 export function assignTask(taskId: string, agentId: string | null): Promise<Task> {
   return api<Task>('PATCH', `/api/office/tasks/${taskId}`, { assignee_agent_instance_id: agentId });
 }
-
-/** A comment's author when the session cannot say which token the person acts as. */
-export const DASHBOARD_AUTHOR = 'dashboard';

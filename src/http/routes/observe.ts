@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
 import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
-import { ActivityQuery, Id, RunListQuery, WakeupListQuery, WorkspaceQuery } from '../../domain/schemas.js';
+import { ActivityQuery, Id, InboxQuery, RunListQuery, WakeupListQuery } from '../../domain/schemas.js';
 import type { Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import {
@@ -13,6 +13,8 @@ import {
 import type { AppContext } from '../context.js';
 import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
+import { actorFieldsOf } from '../../domain/governance.js';
+import { RESOLVED_INBOX_ITEMS_LISTED } from '../../domain/inbox.js';
 import { resolveInboxItem } from '../../services/inbox.js';
 import { throwNotFound } from './org.js';
 
@@ -31,14 +33,14 @@ export function observeRoutes(ctx: AppContext) {
 
     r.get('/api/office/wakeups', { schema: {
       ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS }),
-      querystring: WakeupListQuery } }, async (req) =>
+      querystring: WakeupListQuery }, config: { access: 'read' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
         return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w) })));
       }));
     r.get('/api/office/wakeups/:id', { schema: {
       ...operation({ operationId: 'explainWakeup', summary: 'Read a wakeup with its explanation and its decisions', tag: 'Wakeups', success: { 200: WakeupDetailSchema }, errors: READ_ERRORS }),
-      params: IdParams } }, async (req) =>
+      params: IdParams }, config: { access: 'read' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeup = await tx.wakeups.get(req.params.id) ?? throwNotFound('wakeup', req.params.id);
         const activity = await tx.activity.list({ wakeup_id: wakeup.id, limit: 50 });
@@ -47,19 +49,19 @@ export function observeRoutes(ctx: AppContext) {
 
     r.get('/api/office/runs', { schema: {
       ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS }),
-      querystring: RunListQuery }, config: { agentRead: 'runs' } }, async (req) =>
+      querystring: RunListQuery }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
     r.get('/api/office/runs/:id', { schema: {
       ...operation({ operationId: 'getRun', summary: 'Read a run', tag: 'Runs', success: { 200: RunSchema }, errors: READ_ERRORS,
         description: 'A run token may read only its own agent\'s runs.' }),
-      params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
+      params: IdParams }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
     r.get('/api/office/runs/:id/transcript', { schema: {
       ...operation({ operationId: 'getRunTranscript', summary: 'What a run\'s session printed, parsed into events', tag: 'Runs', success: { 200: TranscriptSchema }, errors: READ_ERRORS,
         description: 'Answers while the run runs (at most half a second behind the event stream, which carries new events live as `transcript` items). '
           + 'A run keeps its last OFFICE_TRANSCRIPT_MAX_BYTES; past that `truncated` is true.' }),
-      params: IdParams }, config: { agentRead: 'runs' } }, async (req) =>
+      params: IdParams }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const run = await tx.runs.get(req.params.id) ?? throwNotFound('run', req.params.id);
         // `at` is a time whose name toApi does not recognise (it converts `*_at`).
@@ -70,30 +72,31 @@ export function observeRoutes(ctx: AppContext) {
       ...operation({ operationId: 'listQuotas', summary: 'The agent programs\' shared quotas exhausted now', tag: 'Runs', success: { 200: z.array(QuotaSchema) }, errors: LIST_ERRORS,
         description: 'A quota is exhausted when a session\'s limit named its reset: until then no session starts for the agents whose executors share its key, and their wakeups stay queued with no retry spent. '
           + '`?all=true` also lists the quotas that are not exhausted now but were, or that warned of a limit near.' }),
-      querystring: QuotaListQuery }, config: { agentRead: false } }, async (req) =>
+      querystring: QuotaListQuery }, config: { access: 'read', agentRead: false } }, async (req) =>
       toApi(await ctx.store.read((tx) => ctx.quotas.list(tx, ctx.clock.now(), req.query.all === 'true'))));
 
     r.post('/api/office/runs/:id/cancel', { schema: {
       ...operation({ operationId: 'cancelRun', summary: 'Stop a running run', tag: 'Runs', success: { 200: RunSchema }, errors: WRITE_ERRORS, optionalBody: true,
         description: 'Stops the session (a command\'s process group gets SIGTERM, then SIGKILL after OFFICE_SHUTDOWN_GRACE_MS; an HTTP agent\'s request is aborted). '
           + 'The run ends `cancelled` and its wakeup `cancelled` with `cancel_reason: "run_cancelled"`, not retried. A run that already ended is a 409. '
-          + 'A member may cancel only the runs of routines it owns; an admin any run.' }),
-      params: IdParams, body: CancelRunBody.nullish() } }, async (req) =>
+          + 'A member may cancel only the runs done on its behalf (`on_behalf_of`: its own manual fires, its routines\' runs and their follow-on work) and the runs of routines it owns; an admin any run.' }),
+      params: IdParams, body: CancelRunBody.nullish() }, config: { access: 'owner' } }, async (req) =>
       toApi(await ctx.runCancels.cancel(req.params.id, req.principal, req.body?.reason ?? null)));
 
     r.get('/api/office/activity', { schema: {
       ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),
-      querystring: ActivityQuery } }, async (req) =>
+      querystring: ActivityQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
     r.get('/api/office/inbox', { schema: {
-      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id))));
+      ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS,
+        description: `Newest first: every open item, and the newest ${RESOLVED_INBOX_ITEMS_LISTED} resolved ones, so that resolved items never crowd an open one out.` }),
+      querystring: InboxQuery }, config: { access: 'read' } }, async (req) =>
+      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id, req.query.status))));
     r.post('/api/office/inbox/:id/resolve', { schema: {
       ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
         description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
-      params: IdParams } }, async (req) =>
-      toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id)));
+      params: IdParams }, config: { access: 'member' } }, async (req) =>
+      toApi(await resolveInboxItem({ store: ctx.store, clock: ctx.clock, log: req.log as Logger }, req.params.id, actorFieldsOf(req.principal))));
   };
 }
 

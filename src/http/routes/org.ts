@@ -7,6 +7,7 @@ import {
 } from '../../domain/schemas.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
+import { actorFieldsOf } from '../../domain/governance.js';
 import { provenanceOf } from '../../domain/provenance.js';
 import type { Agent } from '../../domain/types.js';
 import { describeAgentActor } from '../../machines/agent.js';
@@ -28,58 +29,58 @@ export function orgRoutes(ctx: AppContext) {
 
     r.post('/api/office/workspaces', { schema: {
       ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Workspaces', success: { 201: WorkspaceSchema }, errors: WRITE_ERRORS }),
-      body: CreateWorkspaceBody } }, async (req, reply) =>
+      body: CreateWorkspaceBody }, config: { access: 'admin' } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { access: 'read', agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
     r.get('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
-      params: IdParams }, config: { agentRead: 'workspaces' } }, async (req) =>
+      params: IdParams }, config: { access: 'read', agentRead: 'workspaces' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.workspaces.get(req.params.id)) ?? throwNotFound('workspace', req.params.id)));
     r.patch('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'updateWorkspace', summary: 'Change a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: PatchWorkspaceBody } }, async (req) =>
+      params: IdParams, body: PatchWorkspaceBody }, config: { access: 'admin' } }, async (req) =>
       toApi(await ctx.org.updateWorkspace(req.params.id, req.body)));
 
     r.post('/api/office/projects', { schema: {
       ...operation({ operationId: 'createProject', summary: 'Create a project', tag: 'Projects', success: { 201: ProjectSchema }, errors: WRITE_ERRORS }),
-      body: CreateProjectBody } }, async (req, reply) =>
+      body: CreateProjectBody }, config: { access: 'admin' } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createProject(req.body))));
     r.get('/api/office/projects', { schema: {
       ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery } }, async (req) =>
+      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.projects.list(req.query.workspace_id))));
     r.get('/api/office/projects/:id', { schema: {
       ...operation({ operationId: 'getProject', summary: 'Read a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: READ_ERRORS }),
-      params: IdParams } }, async (req) =>
+      params: IdParams }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => tx.projects.get(req.params.id)) ?? throwNotFound('project', req.params.id)));
     r.patch('/api/office/projects/:id', { schema: {
       ...operation({ operationId: 'updateProject', summary: 'Change a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: PatchProjectBody } }, async (req) =>
+      params: IdParams, body: PatchProjectBody }, config: { access: 'admin' } }, async (req) =>
       toApi(await ctx.org.updateProject(req.params.id, req.body)));
 
     r.post('/api/office/agents', { schema: {
       ...operation({ operationId: 'createAgent', summary: 'Create an agent', tag: 'Agents', success: { 201: AgentSchema }, errors: WRITE_ERRORS,
         description: 'Creating a `ceo` or `coordinator` agent also creates its "Coordinator heartbeat" routine.' }),
-      body: CreateAgentBody } }, async (req, reply) =>
+      body: CreateAgentBody }, config: { access: 'admin' } }, async (req, reply) =>
       // A coordinator's heartbeat routine is owned by the token that creates the coordinator.
       reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body, req.principal.kind === 'user' ? req.principal.tokenId : undefined))));
     r.get('/api/office/agents', { schema: {
       ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery } }, async (req) =>
+      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
       agentViews(ctx, await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))));
     r.get('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'getAgent', summary: 'Read an agent, with its live actor', tag: 'Agents', success: { 200: AgentSchema }, errors: READ_ERRORS }),
-      params: IdParams } }, async (req) =>
+      params: IdParams }, config: { access: 'read' } }, async (req) =>
       await agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
     r.patch('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'updateAgent', summary: 'Change, pause or resume an agent', tag: 'Agents', success: { 200: AgentSchema }, errors: WRITE_ERRORS }),
-      params: IdParams, body: PatchAgentBody } }, async (req) =>
+      params: IdParams, body: PatchAgentBody }, config: { access: 'pause_or_resume' } }, async (req) =>
       await agentView(ctx, await ctx.org.updateAgent(req.params.id, req.body)));
     r.delete('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'deleteAgent', summary: 'Delete an agent', tag: 'Agents', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'Its queued and scheduled wakeups end cancelled, its open tasks are unassigned and its routines are paused.' }),
-      params: IdParams } }, async (req, reply) => {
-      await ctx.org.deleteAgent(req.params.id);
+      params: IdParams }, config: { access: 'admin' } }, async (req, reply) => {
+      await ctx.org.deleteAgent(req.params.id, actorFieldsOf(req.principal));
       return reply.code(204).send();
     });
     r.post('/api/office/agents/:id/wake', { schema: {
@@ -88,11 +89,11 @@ export function orgRoutes(ctx: AppContext) {
           202: { description: 'A wakeup was requested (queued, or folded into one already waiting).', schema: WakeResponseSchema },
           200: { description: 'A repeat of an earlier request (same idempotency key within the window): its first wakeup; nothing new was created.', schema: WakeResponseSchema },
         } }),
-      params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { agentAllowed: true } }, async (req, reply) => {
+      params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { access: 'member', agentAllowed: true } }, async (req, reply) => {
       const body = { ...req.body, idempotency_key: wakeKeyOf(req.body.idempotency_key, req.headers['idempotency-key']) };
       const outcome = req.principal.kind === 'agent'
         ? await selfWake(ctx, req.principal, req.params.id, body)
-        : await ctx.org.wake(req.params.id, body);
+        : await ctx.org.wake(req.params.id, body, req.principal.tokenId);
       // A repeat of an earlier request is answered with what it created, and creates nothing.
       if (outcome.kind === 'duplicate') {
         req.log.info({ agent_id: req.params.id, wakeup_id: outcome.wakeup.id, idempotency_key: body.idempotency_key }, 'repeated wake request answered with its first wakeup');
@@ -101,7 +102,7 @@ export function orgRoutes(ctx: AppContext) {
     });
     r.get('/api/office/agents/:id/summaries', { schema: {
       ...operation({ operationId: 'listAgentSummaries', summary: 'List an agent\'s continuation summaries', tag: 'Agents', success: { 200: z.array(ContinuationSummarySchema) }, errors: READ_ERRORS }),
-      params: IdParams }, config: { agentRead: { ownerOf: 'agent' } } }, async (req) =>
+      params: IdParams }, config: { access: 'read', agentRead: { ownerOf: 'agent' } } }, async (req) =>
       toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
 }

@@ -30,19 +30,18 @@ export function sessionRoutes() {
       const principal = request.principal as FastifyRequest['principal'] | null;
       if (principal === null) return { signed_in: false, token_id: null, role: null, via: null, expires_at: null };
       if (principal.kind !== 'user') throw forbidden('a run token has no session');
-      const via = request.session ? 'session' : request.server.sessions.configured ? 'token' : 'open';
-      return toApi({ signed_in: true, token_id: principal.tokenId, role: principal.role, via, expires_at: request.session?.expires_at ?? null });
+      return toApi({ signed_in: true, token_id: principal.tokenId, role: principal.role, via: request.session ? 'session' : request.credential, expires_at: request.session?.expires_at ?? null });
     };
 
     r.get('/api/office/session', { schema: operation({ operationId: 'getSession', summary: 'Who is signed in', tag: 'Sessions',
       success: { 200: SessionSchema }, errors: LIST_ERRORS, security: [{}, ...OFFICE_SECURITY],
       description: 'Needs no credential: without one (or with a session that ended) it answers `signed_in: false`, and the dashboard shows its sign-in form. A wrong bearer token is still a 401.' }),
-      config: { agentRead: false, signInProbe: true } }, async (req) => describe(req));
+      config: { access: 'read', agentRead: false, signInProbe: true } }, async (req) => describe(req));
 
     r.post('/api/office/session', { schema: operation({ operationId: 'signIn', summary: 'Sign in: exchange the bearer token for a session cookie', tag: 'Sessions',
       success: { 201: SessionSchema }, errors: WRITE_ERRORS, optionalBody: true,
       description: 'Send the API token (or a named token) as Authorization: Bearer. The answer sets an HttpOnly, SameSite=Strict cookie that the API and the event stream accept until it expires (OFFICE_SESSION_TTL_HOURS), the session is signed out, or the token is revoked. 409 when no OFFICE_API_TOKEN is set: there is nothing to sign in to.' }),
-      config: { agentRead: false } }, async (req, reply) => {
+      config: { access: 'member', agentRead: false } }, async (req, reply) => {
       if (req.principal.kind !== 'user') throw forbidden('a run token may not start a session');
       // A session never mints another: that would let a stolen cookie outlive its expiry.
       if (req.session) throw forbidden('already signed in by a session cookie: sign in with the token itself (Authorization: Bearer) to start a new session');
@@ -53,7 +52,7 @@ export function sessionRoutes() {
     });
 
     r.delete('/api/office/session', { schema: operation({ operationId: 'signOut', summary: 'Sign out: end this session and clear its cookie', tag: 'Sessions',
-      success: { 204: NO_CONTENT }, errors: WRITE_ERRORS }), config: { agentRead: false } }, async (req, reply) => {
+      success: { 204: NO_CONTENT }, errors: WRITE_ERRORS }), config: { access: 'member', agentRead: false } }, async (req, reply) => {
       if (req.session) await req.server.sessions.signOut(req.session);
       return reply.code(204).header('set-cookie', clearedSessionCookie(overHttps(req))).send();
     });

@@ -19,7 +19,7 @@ export function statsRoutes(ctx: AppContext) {
     r.get('/api/office/stats', { schema: {
       ...operation({ operationId: 'getStats', summary: 'Wakeups by outcome and cost, per minute, hour or day', tag: 'Runs', success: { 200: StatsSchema }, errors: READ_ERRORS,
         description: 'Every bucket of the range, zeros included, counted in SQL. A range over the bucket limit is a 400 naming `from`.' }),
-      querystring: StatsQuery } }, async (req) => {
+      querystring: StatsQuery }, config: { access: 'read' } }, async (req) => {
       const range = rangeOrThrow(statsRange(req.query, ctx.clock.now()));
       const scope: StatsScope = { workspace_id: req.query.workspace_id, agent_id: req.query.agent_id, ...range };
       const { bucket } = req.query;
@@ -38,7 +38,7 @@ export function statsRoutes(ctx: AppContext) {
     r.get('/api/office/stats/timeline', { schema: {
       ...operation({ operationId: 'getRunTimeline', summary: 'The runs of a range, for a timeline', tag: 'Runs', success: { 200: TimelineSchema }, errors: READ_ERRORS,
         description: `Runs that had started and overlap the range (default: the last 24 hours), oldest start first, at most ${MAX_TIMELINE_RUNS}.` }),
-      querystring: TimelineQuery }, config: { agentRead: false } }, async (req) => {
+      querystring: TimelineQuery }, config: { access: 'read', agentRead: false } }, async (req) => {
       const range = rangeOrThrow(timelineRange(req.query, ctx.clock.now()));
       const scope: StatsScope = { workspace_id: req.query.workspace_id, agent_id: req.query.agent_id, ...range };
       const runs = await ctx.store.read(async (tx) => {

@@ -14,9 +14,9 @@ const STREAM_RETRY_MS = 2_000;
 export function systemRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     app.get('/healthz', { schema: operation({ operationId: 'getHealth', summary: 'Liveness: the process answers', tag: 'System', security: NO_SECURITY,
-      success: { 200: HealthSchema }, errors: [421] }) }, async () => ({ status: 'ok' }));
+      success: { 200: HealthSchema }, errors: [421] }), config: { access: 'public' } }, async () => ({ status: 'ok' }));
     app.get('/readyz', { schema: operation({ operationId: 'getReadiness', summary: 'Readiness: actors restored and the database writable', tag: 'System', security: NO_SECURITY,
-      success: { 200: HealthSchema }, errors: [421, 503] }) }, async (_req, reply) => {
+      success: { 200: HealthSchema }, errors: [421, 503] }), config: { access: 'public' } }, async (_req, reply) => {
       if (!ctx.isReady()) return reply.code(503).send(errorBody('not_ready', 'actors are still being restored'));
       // Readiness follows storage: a scheduler that cannot record anything should get no traffic.
       const storage = ctx.store.storageHealth();
@@ -24,13 +24,13 @@ export function systemRoutes(ctx: AppContext) {
       return { status: 'ready' };
     });
     app.get('/metrics', { schema: operation({ operationId: 'getMetrics', summary: 'Prometheus metrics', tag: 'System', security: NO_SECURITY,
-      success: { 200: { description: 'Prometheus text exposition format 0.0.4.', schema: z.string(), contentType: 'text/plain' } }, errors: [421] }) }, async (_req, reply) =>
+      success: { 200: { description: 'Prometheus text exposition format 0.0.4.', schema: z.string(), contentType: 'text/plain' } }, errors: [421] }), config: { access: 'public' } }, async (_req, reply) =>
       reply.type('text/plain; version=0.0.4').send(await ctx.metrics()));
 
     // The live replicas on the database (API.md, "Several replicas on PostgreSQL"); with SQLite, this process.
     app.get('/api/office/replicas', { schema: operation({ operationId: 'listReplicas', summary: 'List the live replicas', tag: 'System',
       success: { 200: z.array(ReplicaSchema) }, errors: LIST_ERRORS,
-      description: 'Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.' }) }, async () => {
+      description: 'Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.' }), config: { access: 'read' } }, async () => {
       const replicas = await ctx.store.read((tx) => tx.replicas.list(ctx.clock.now()));
       return toApi(replicas.map(({ id, started_at, heartbeat_at, agents_owned }) => ({ id, started_at, heartbeat_at, agents_owned })));
     });
@@ -45,7 +45,7 @@ export function systemRoutes(ctx: AppContext) {
     });
     // Every workspace's events go through it: not for a run token, which reads only its own workspace.
     // Hidden from the document: a server-sent event stream, not a JSON operation a client generator can use (README: the dashboard section).
-    app.get('/api/office/stream', { schema: { hide: true }, config: { queryToken: true, agentRead: false } }, (req, reply) => {
+    app.get('/api/office/stream', { schema: { hide: true }, config: { access: 'read', queryToken: true, agentRead: false } }, (req, reply) => {
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });

@@ -4,6 +4,7 @@ import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
 import { clampLimit, whereClause } from './filters.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { ACTIVITY, INBOX } from '../tables.js';
+import { RESOLVED_INBOX_ITEMS_LISTED } from '../../domain/inbox.js';
 
 export class ActivitySql implements ActivityRepo {
   private readonly table: RowTable<ActivityEntry>;
@@ -40,8 +41,17 @@ export class InboxSql implements InboxRepo {
   async resolveByRef(refId: string) { await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE ref_id = ? AND status = 'open'", [refId]); }
   async get(id: string) { return this.table.get(id); }
   async resolve(id: string) { return (await this.sql.run("UPDATE inbox_items SET status = 'resolved' WHERE id = ? AND status = 'open'", [id])).changes === 1; }
+  /**
+   * Every open item, and the newest resolved ones, newest first: two selects, so that no shared
+   * limit lets resolved items crowd an open one out.
+   */
   async list(workspaceId: string | undefined, status?: InboxItem['status']) {
-    const { where, params } = whereClause({ workspace_id: workspaceId, status }, { workspace_id: 'workspace_id', status: 'status' });
-    return this.table.many(`SELECT * FROM inbox_items ${where} ORDER BY created_at DESC, id DESC LIMIT 500`, params);
+    const scope = workspaceId === undefined ? '' : 'AND workspace_id = @workspace_id';
+    const open = `SELECT * FROM inbox_items WHERE status = 'open' ${scope}`;
+    const resolved = `SELECT * FROM (SELECT * FROM inbox_items WHERE status = 'resolved' ${scope}
+      ORDER BY created_at DESC, id DESC LIMIT ${RESOLVED_INBOX_ITEMS_LISTED}) AS resolved`;
+    const parts = status === 'open' ? [open] : status === 'resolved' ? [resolved] : [open, resolved];
+    return this.table.many(`SELECT * FROM (${parts.join(' UNION ALL ')}) AS items ORDER BY created_at DESC, id DESC`,
+      workspaceId === undefined ? {} : { workspace_id: workspaceId });
   }
 }

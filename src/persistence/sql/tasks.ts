@@ -176,6 +176,13 @@ export class ApprovalsSql implements ApprovalRepo {
     this.table = dialect.table(APPROVALS);
   }
   async insert(approval: Approval) { await this.table.insert(approval); }
+  async insertPending(approval: Approval) {
+    if (await this.table.insert(approval, 'ignore')) return { approval, created: true };
+    // The loser of a race, or a task already waiting: the approval it waits on (committed, so this statement sees it).
+    const pending = approval.task_id === null ? undefined : await this.pendingForTask(approval.task_id);
+    if (!pending) throw new Error(`approval '${approval.id}' was not stored and its task '${approval.task_id}' has no pending approval: its id is taken`);
+    return { approval: pending, created: false };
+  }
   async get(id: string) { return this.table.get(id); }
   async resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number) {
     return (await this.sql.run(

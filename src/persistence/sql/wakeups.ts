@@ -246,6 +246,13 @@ export class WakeupsSql implements WakeupRepo {
       [taskId, agentId]);
   }
 
+  async cancelOnBehalfOf(ownerId: string, reason: string, at: number) {
+    return this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'cancelled', cancel_reason = @reason, finished_at = @at
+       WHERE on_behalf_of = @owner AND status IN ('queued', 'scheduled_retry') RETURNING *`,
+      { owner: ownerId, reason, at });
+  }
+
   async openForTask(taskId: string) {
     return this.table.many(
       "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at, id",
