@@ -178,6 +178,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       pipeline.abortFor(agentIds);
     },
     canHandOver: (agentId) => !pipeline.runsFor(agentId),
+    // A cancel is a row: a replica whose relayed signal was lost still stops the session within a heartbeat.
+    afterHeartbeat: () => pipeline.stopCancelledSessions(),
   });
   registerSubscribers(bus, { store, clock, log, wakeups });
   // Several replicas (PostgreSQL): wakeups reach the replica holding their agent, and every live feed carries every replica's entries.

@@ -31,6 +31,11 @@ export interface ReplicaMembershipDeps {
   letGo: (agentIds: ReadonlySet<string>) => void;
   /** Whether the agent can be handed over now: no session of it runs here. */
   canHandOver: (agentId: string) => boolean;
+  /**
+   * After each heartbeat: what a replica learns from the rows while its sessions run (a person's
+   * cancel whose signal it missed). Never rejects.
+   */
+  afterHeartbeat?: () => Promise<void>;
 }
 
 /** How long a replica whose id is held by a live registration waits for it to expire, at most, in leases. */
@@ -202,7 +207,7 @@ export class ReplicaMembership {
     const every = heartbeatEvery(this.deps.leaseMs!);
     this.timer = this.deps.clock.setTimeout(() => {
       if (this.leaving) return;
-      void this.tick().finally(() => {
+      void this.tick().then(() => this.deps.afterHeartbeat?.()).finally(() => {
         if (!this.leaving) this.schedule();
       });
     }, every);

@@ -54,6 +54,7 @@ export async function finishRun(
   const closed = await tx.runs.close(run.id, ended, progress, fence, result.ok ? wakeup.id : null);
   if (!closed.closed) {
     await recordLateResult(ctx, tx, wakeup, run, status, fence, now);
+    await recordLateSpend(tx, run, session, now);
     return { retryAt: null };
   }
   await recordSessionNews(ctx, tx, wakeup, run, result, now);
@@ -91,7 +92,25 @@ async function recordLateResult(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ru
     now, { owner: fence.owner_id, epoch: fence.epoch, late_status: status }, 'warn');
 }
 
-async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
+/**
+ * Spend counts however a run ends (API.md, "Trust boundaries"): what a session reported after its
+ * run was cancelled, or settled as interrupted by a new owner, is the run's cost, counted once (the
+ * run takes a cost only while it has none, and the ledger one entry per run).
+ */
+async function recordLateSpend(tx: Tx, run: Run, session: Pick<RunEnding, 'cost_usd' | 'usage'>, now: number) {
+  if (session.cost_usd === null || session.cost_usd === undefined) return;
+  if (!(await tx.runs.recordLateSpend(run.id, { cost_usd: session.cost_usd, usage: session.usage ?? null }))) return;
+  if (session.cost_usd > 0) await recordCost(tx, run, session.cost_usd, now);
+}
+
+/** The spend a fenced-out session left in its run's late result, for the owner that settles the run. */
+export function lateSpendOf(run: Run): Pick<RunEnding, 'cost_usd' | 'usage'> {
+  const late = run.late_result_json;
+  const cost = late && typeof late.cost_usd === 'number' && late.cost_usd >= 0 ? late.cost_usd : null;
+  return { cost_usd: cost ?? run.cost_usd, usage: (late?.usage as Run['usage']) ?? run.usage ?? null };
+}
+
+export async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
   const task = run.task_id ? await tx.tasks.get(run.task_id) : undefined;
   await tx.budgets.recordCost({
     workspace_id: run.workspace_id, project_id: task?.project_id ?? null, agent_id: run.agent_id,

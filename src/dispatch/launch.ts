@@ -60,6 +60,12 @@ export interface LaunchRequest {
    * SIGTERM and SIGKILL of its process group: OFFICE_SHUTDOWN_GRACE_MS. Default: KILL_GRACE_MS.
    */
   stopGraceMs?: number;
+  /**
+   * Asked just before the session starts (before the spawn, before the request is sent): false
+   * means it must not start (its run was cancelled, or another owner settled it), and the executor
+   * returns at once. Answers the same however often it is asked (a refused resume starts twice).
+   */
+  mayStart?: () => Promise<boolean>;
   /** Called once the session has actually started (process spawned / request sent). */
   onStarted?: () => void;
   /** Called with the session's process identity, for command sessions, as soon as it runs. */
@@ -85,6 +91,8 @@ export interface LaunchResult {
   durationMs: number;
   /** What an agent program's session reported (usage, cost, session id); absent: read from resultJson. */
   report?: SessionReport;
+  /** False when the session never started: `mayStart` said no. */
+  started?: boolean;
 }
 
 /** Starts one run's session through the executor its spec names. */

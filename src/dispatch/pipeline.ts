@@ -6,8 +6,8 @@ import { backoffDelayMs } from '../domain/backoff.js';
 import type { Run, Wakeup } from '../domain/types.js';
 import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import type { Fence } from '../persistence/store.js';
-import type { LeftoverSession, SessionIdentity } from './launch.js';
-import { finishRun, handleWakeupFailure, type FinishOutcome, type RunResult } from './finish.js';
+import type { LaunchResult, LeftoverSession, SessionIdentity } from './launch.js';
+import { finishRun, handleWakeupFailure, lateSpendOf, recordCost, type FinishOutcome, type RunResult } from './finish.js';
 import type { PipelineContext } from './pipelineContext.js';
 import { prepareDispatch, type Preparation } from './prepare.js';
 import { TranscriptRecorder } from './transcript.js';
@@ -24,8 +24,25 @@ export interface DispatchOutcome {
 /** The text a run left `running` by a dead process carries into failure handling. */
 export const INTERRUPTED_ERROR = 'interrupted: the scheduler stopped while the run was in progress';
 
+/** Why this process stopped a session: the text its run's ending (or its late result) carries. */
+const STOP_REASONS = {
+  shutdown: INTERRUPTED_ERROR,
+  cancelled: 'stopped: its run was cancelled',
+  lost: 'interrupted: this replica lost the agent while the run was in progress',
+} as const;
+type StopReason = keyof typeof STOP_REASONS;
+
+const stopReasonOf = (signal: AbortSignal): string => STOP_REASONS[(signal.reason as StopReason) in STOP_REASONS ? (signal.reason as StopReason) : 'shutdown'];
+
+/** A session this process runs: its agent, how to stop it, and its end. */
+interface InFlight {
+  agentId: string;
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
 export class RunPipeline {
-  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController; done: Promise<unknown> }>();
+  private readonly inFlight = new Map<string, InFlight>();
   private readonly processing = new Set<Promise<unknown>>();
   /** Runs whose outcome waits for the database to be writable, by run id: `stop` ends the wait at shutdown. */
   private readonly unrecorded = new Map<string, { stop: () => void }>();
@@ -70,41 +87,53 @@ export class RunPipeline {
     }
     const controller = new AbortController();
     const transcript = new TranscriptRecorder(this.ctx.transcripts, run.id, prepared.agent.id);
-    const launched = this.ctx.launch(prepared.spec, {
-      runId: run.id,
-      wakeupId: prepared.wakeup.id,
-      agentId: prepared.agent.id,
-      workspaceId: prepared.agent.workspace_id,
-      taskId: run.task_id,
-      source: prepared.wakeup.source,
-      prompt: run.assembled_prompt,
-      context: run.context_snapshot,
-      apiUrl: this.ctx.apiUrl(),
-      runToken: prepared.token,
-      sessionKey: run.session_key,
-      signal: controller.signal,
-      onSession: (session) => void this.recordSession(run, session),
-      onTranscript: transcript.add,
-      resume: prepared.resume,
-    });
-    this.inFlight.set(run.id, { agentId: prepared.agent.id, controller, done: launched });
+    // A queued run starts only if it is still queued when its session is about to start: a cancel
+    // (or a new owner's recovery) before then leaves it ended, and no session starts.
+    let starting: Promise<number | null> | null = null;
+    const start = () => (starting ??= this.markStarted(run));
+    // Registered before the launch: a cancel between the claim and the spawn finds the session to stop.
+    const entry: InFlight = { agentId: prepared.agent.id, controller, done: Promise.resolve() };
+    this.inFlight.set(run.id, entry);
     try {
+      const launched = this.ctx.launch(prepared.spec, {
+        runId: run.id,
+        wakeupId: prepared.wakeup.id,
+        agentId: prepared.agent.id,
+        workspaceId: prepared.agent.workspace_id,
+        taskId: run.task_id,
+        source: prepared.wakeup.source,
+        prompt: run.assembled_prompt,
+        context: run.context_snapshot,
+        apiUrl: this.ctx.apiUrl(),
+        runToken: prepared.token,
+        sessionKey: run.session_key,
+        signal: controller.signal,
+        ...(run.status === 'queued' ? { mayStart: async () => (await start()) !== null } : {}),
+        onSession: (session) => void this.recordSession(run, session),
+        onTranscript: transcript.add,
+        resume: prepared.resume,
+      });
+      entry.done = launched;
       // An executor should answer with a failed result, never throw; if one does, it is a failed run all the same.
-      const result = await launched.catch((error: unknown) => ({ ok: false, resultJson: {}, error: `executor error: ${String(error)}` }));
+      const result: LaunchResult | { ok: false; resultJson: Record<string, unknown>; error: string; started?: undefined } =
+        await launched.catch((error: unknown) => ({ ok: false, resultJson: {}, error: `executor error: ${String(error)}` }));
+      await transcript.flush();
+      // Nothing started: the run ended before its session could (cancelled, or settled by a new owner), and whoever ended it ended its wakeup.
+      if (result.started === false) return { ranSession: false, retryAt: null };
       // Read at once: a session that ended on its own before a shutdown abort is not interrupted.
       const interrupted = controller.signal.aborted;
       const recorded: RunResult = {
         ok: result.ok && !interrupted,
         resultJson: result.resultJson,
-        error: interrupted ? INTERRUPTED_ERROR : result.error,
+        error: interrupted ? stopReasonOf(controller.signal) : result.error,
         interrupted,
         report: 'report' in result ? result.report : undefined,
         quotaKey: prepared.quotaKey,
         resumedSessionId: prepared.resume?.sessionId ?? null,
       };
+      const startedAt = starting ? await starting : run.started_at;
       // The run's close follows its transcript: a reader of an ended run sees all it printed.
-      await transcript.flush();
-      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, run, recorded, clock.now(), fence);
+      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, { ...run, status: 'running', started_at: startedAt }, recorded, clock.now(), fence);
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
       this.inFlight.delete(run.id);
@@ -167,6 +196,30 @@ export class RunPipeline {
     return false;
   }
 
+  /** The queued run becomes running as its session starts; null when it had ended (no session may start). */
+  private async markStarted(run: Run): Promise<number | null> {
+    const at = this.ctx.clock.now();
+    const started = await this.ctx.store.transaction((tx) => tx.runs.markStarted(run.id, at));
+    if (!started) this.ctx.log.info({ run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id }, 'not starting a session: its run ended before it could start (cancelled, or settled by another owner)');
+    return started ? at : null;
+  }
+
+  /**
+   * The sessions running here whose runs a person cancelled are stopped: the cancel is a row, and
+   * its signal between replicas may have been lost (a dropped listening connection). One statement,
+   * and only while sessions run here.
+   */
+  async stopCancelledSessions(): Promise<void> {
+    const ids = [...this.inFlight.keys()];
+    if (ids.length === 0) return;
+    try {
+      const cancelled = await this.ctx.store.read((tx) => tx.runs.cancelledAmong(ids));
+      for (const runId of cancelled) this.stopSession(runId);
+    } catch (error) {
+      this.ctx.log.warn({ err: error, runs: ids.length }, 'could not read whether the runs running here were cancelled; the next heartbeat asks again');
+    }
+  }
+
   /** The session's pid, group and start time go on the run: what the next boot checks (recoverAfterCrash). */
   private async recordSession(run: Run, session: SessionIdentity): Promise<void> {
     const { store, log } = this.ctx;
@@ -191,7 +244,7 @@ export class RunPipeline {
     const entry = this.inFlight.get(runId);
     if (!entry) return false;
     if (!entry.controller.signal.aborted) {
-      entry.controller.abort();
+      entry.controller.abort('cancelled' satisfies StopReason);
       this.ctx.log.info({ run_id: runId, agent_id: entry.agentId }, 'stopping a session: its run was cancelled');
     }
     return true;
@@ -206,7 +259,7 @@ export class RunPipeline {
     let aborted = 0;
     for (const [runId, entry] of this.inFlight) {
       if (!agentIds.has(entry.agentId) || entry.controller.signal.aborted) continue;
-      entry.controller.abort();
+      entry.controller.abort('lost' satisfies StopReason);
       aborted++;
       this.ctx.log.warn({ run_id: runId, agent_id: entry.agentId }, 'stopping a session: this replica lost its agent');
     }
@@ -236,9 +289,12 @@ export class RunPipeline {
           await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
           continue;
         }
-        const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, cost_usd: run.cost_usd }, null,
+        // A session fenced out before this settles the run may have reported what it spent.
+        const spend = lateSpendOf(run);
+        const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, ...spend }, null,
           this.ctx.fenceOf(run.agent_id));
         if (!closed.closed) continue;
+        if (spend.cost_usd !== null && spend.cost_usd !== undefined && spend.cost_usd > 0) await recordCost(tx, run, spend.cost_usd, now);
         this.ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {
@@ -270,7 +326,7 @@ export class RunPipeline {
     if (pending.length === 0) return;
     const timeout = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([Promise.allSettled(pending.map((p) => p.done)), timeout]);
-    for (const { controller } of this.inFlight.values()) controller.abort();
+    for (const { controller } of this.inFlight.values()) controller.abort('shutdown' satisfies StopReason);
     await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
   }
 }

@@ -4,7 +4,7 @@
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
-import { isAgentProgramSpec, resolveExecutor, type ExecutorSpec } from '../domain/executors.js';
+import { isAgentProgramSpec, resolveExecutor, runsFromItsClaim, type ExecutorSpec } from '../domain/executors.js';
 import { QUOTA_HOLD, quotaHoldSentence, releaseTimeOf } from '../domain/quotas.js';
 import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
@@ -174,7 +174,7 @@ async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: E
     task_id: task?.id ?? null,
     routine_id: routineId,
     attempt,
-    status: 'running',
+    status: spec && runsFromItsClaim(spec) ? 'running' : 'queued',
     executor_kind: spec?.kind ?? null,
     session_key: sessionKeyOf(task?.id ?? null, agent.id),
     idempotency_key: `${wakeup.id}:${attempt}`,
@@ -187,7 +187,7 @@ async function newRun(tx: Tx, claimed: ClaimedWakeup & { agent: Agent }, spec: E
     // The wakeup carries what caused it (a fire, or unattended work's follow-on): the run is done for the same person.
     ...provenanceOf(wakeup),
     created_at: now,
-    started_at: now,
+    started_at: spec && runsFromItsClaim(spec) ? now : null,
     finished_at: null,
   };
   return { row, token: newSecret(), resume: prompt.resume };

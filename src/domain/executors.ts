@@ -61,6 +61,13 @@ export type AgentProgramSpec = Extract<ExecutorSpec, { kind: AgentProgramKind }>
 
 export const isAgentProgramSpec = (spec: ExecutorSpec): spec is AgentProgramSpec => (AGENT_PROGRAM_KINDS as readonly string[]).includes(spec.kind);
 
+/**
+ * Whether a run of this executor is running from its claim on: an in-process function is called the
+ * moment the claim commits, in the same process, so nothing can start or be lost in between. Every
+ * other run is `queued` until its session has really started (a process spawned, a request sent).
+ */
+export const runsFromItsClaim = (spec: ExecutorSpec): boolean => spec.kind === 'function';
+
 export interface ExecutorCandidates {
   task: ExecutorSpec | null;
   agent: ExecutorSpec | null;

@@ -3,6 +3,7 @@
  * and the activity that explains its last decision.
  */
 import { QUOTA_HOLD } from './quotas.js';
+import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from './runCancel.js';
 import type { Wakeup } from './types.js';
 
 export interface ExplainInput {
@@ -41,6 +42,9 @@ const CANCEL_SENTENCES: Record<string, (i: ExplainInput) => string> = {
   review_participant_changed: () => 'cancelled: the agent is no longer a reviewer of the task',
   retry_stale_assignee: (i) => `cancelled: retry dropped because the task was reassigned${i.assigneeName ? ` to ${i.assigneeName}` : ''}`,
   retry_task_cancelled: () => 'cancelled: retry dropped because the task was cancelled',
+  // The activity entry of a cancel names who stopped the run and why (services/runCancel.ts).
+  [RUN_CANCELLED_REASON]: (i) => i.lastDecision ? `cancelled: ${i.lastDecision}` : 'cancelled: its run was cancelled by a person; not retried',
+  [OWNER_REVOKED_REASON]: (i) => i.lastDecision ? `cancelled: ${i.lastDecision}` : 'cancelled: the token it ran on behalf of was revoked; not retried',
 };
 
 const SKIP_SENTENCES: Record<string, string> = {

@@ -7,7 +7,7 @@
 import { PROGRAM_NAMES, costOfUsage, roundUsd, usageSince, type Usage } from '../domain/agentPrograms.js';
 import type { AgentProgramSpec } from '../domain/executors.js';
 import type { ParsedSession, ProgramAdapter } from './adapters/types.js';
-import { failedResult, okResult, timedOutResult } from './output.js';
+import { failedResult, notStartedResult, okResult, timedOutResult } from './output.js';
 import { endingOf, runProcess, sessionEnvironment, type ProcessOutcome } from './process.js';
 import type { Executor, LaunchRequest, LaunchResult, ResumeRequest, SessionReport, SessionTotals } from './types.js';
 
@@ -65,6 +65,7 @@ function resultOf(adapter: ProgramAdapter, spec: AgentProgramSpec, attempt: Atte
   const { outcome, session } = attempt;
   const report = reportOf(adapter, spec, attempt, resumeRefused);
   const resultJson: Record<string, unknown> = session.finalText !== null ? { result: session.finalText } : {};
+  if (outcome.notStarted) return notStartedResult(outcome.durationMs);
   if (outcome.spawnError !== null) return { ...failedResult(outcome.spawnError, outcome.durationMs), report };
   const exit = { resultJson, exitCode: outcome.exitCode };
   if (outcome.timedOut) return { ...timedOutResult(outcome.durationMs, outcome.stderrTail, exit), report };

@@ -3,7 +3,7 @@
  * variables, result as the last JSON line on stdout. This is the adapter of last resort: the agent
  * programs the scheduler knows by name have their own (agentProgram.ts).
  */
-import { failedResult, okResult, parseJsonObject, tail, timedOutResult } from './output.js';
+import { failedResult, notStartedResult, okResult, parseJsonObject, tail, timedOutResult } from './output.js';
 import { endingOf, runProcess, sessionEnvironment } from './process.js';
 import type { CommandExecutorSpec, Executor, TranscriptEvent } from './types.js';
 
@@ -19,6 +19,7 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
       const event: TranscriptEvent = { stream, type: 'line', text: line };
       request.onTranscript?.([event]);
     });
+    if (outcome.notStarted) return notStartedResult(outcome.durationMs);
     if (outcome.spawnError !== null) return failedResult(outcome.spawnError, outcome.durationMs);
     const resultJson = lastJsonLine ?? { result: tail(outcome.stdoutTail) };
     const exit = { resultJson, exitCode: outcome.exitCode };

@@ -2,7 +2,7 @@
  * Reaches an agent over HTTP: one POST per run carrying the run identity and
  * prompt, authenticated with the run token; the JSON response is the result.
  */
-import { describeError, failedResult, okResult, resultFromBody, startStopwatch, tail, timedOutResult, timeoutMs } from './output.js';
+import { describeError, failedResult, notStartedResult, okResult, resultFromBody, startStopwatch, tail, timedOutResult, timeoutMs } from './output.js';
 import type { Executor, HttpExecutorSpec, LaunchRequest } from './types.js';
 
 export function httpRequestBody(request: LaunchRequest): Record<string, unknown> {
@@ -39,6 +39,7 @@ export const httpExecutor: Executor<HttpExecutorSpec> = {
   async launch(spec, request) {
     const elapsed = startStopwatch();
     if (request.signal?.aborted) return failedResult('aborted before start', elapsed());
+    if (request.mayStart && !(await request.mayStart())) return notStartedResult(elapsed());
 
     const controller = new AbortController();
     let timedOut = false;

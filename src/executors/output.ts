@@ -87,6 +87,11 @@ export function timedOutResult(
   return failedResult(stderrTail ? `${TIMEOUT_ERROR}\n${stderrTail}` : TIMEOUT_ERROR, durationMs, { ...extra, timedOut: true });
 }
 
+/** The session never started: `mayStart` said no (its run was cancelled, or another owner settled it). */
+export function notStartedResult(durationMs: number): LaunchResult {
+  return { ...failedResult('not started: its run had ended before its session could start', durationMs), started: false };
+}
+
 export function okResult(resultJson: Record<string, unknown>, durationMs: number, exitCode: number | null = null): LaunchResult {
   return { ok: true, resultJson, error: null, exitCode, timedOut: false, durationMs };
 }

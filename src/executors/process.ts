@@ -98,23 +98,27 @@ export interface ProcessOutcome {
   aborted: boolean;
   /** The watchdog could not start, so the session was stopped: nothing would stop it if the scheduler died. */
   watchdogError: string | null;
+  /** It was not started at all: the run was cancelled (or settled elsewhere) before it could be. */
+  notStarted: boolean;
   stdoutTail: string;
   stderrTail: string;
   durationMs: number;
 }
 
 /** Runs one session to its end; `onLine` hears each line of its output as it is written. */
-export function runProcess(
+export async function runProcess(
   invocation: ProcessInvocation,
   request: LaunchRequest,
   onLine: (stream: OutputStream, line: string) => void,
 ): Promise<ProcessOutcome> {
   const elapsed = startStopwatch();
   const outcome = (fields: Partial<ProcessOutcome>): ProcessOutcome => ({
-    spawnError: null, exitCode: null, signal: null, timedOut: false, aborted: false, watchdogError: null,
+    spawnError: null, exitCode: null, signal: null, timedOut: false, aborted: false, watchdogError: null, notStarted: false,
     stdoutTail: '', stderrTail: '', durationMs: elapsed(), ...fields,
   });
-  if (request.signal?.aborted) return Promise.resolve(outcome({ aborted: true }));
+  if (request.signal?.aborted) return outcome({ aborted: true });
+  if (request.mayStart && !(await request.mayStart())) return outcome({ aborted: true, notStarted: true });
+  if (request.signal?.aborted) return outcome({ aborted: true });
   const where = invocation.cwd !== undefined ? ` (command '${invocation.command}', cwd '${invocation.cwd}')` : ` (command '${invocation.command}')`;
 
   return new Promise<ProcessOutcome>((resolve) => {

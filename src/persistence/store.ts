@@ -265,6 +265,7 @@ export interface BudgetRepo {
   forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]): Promise<Budget[]>;
   /** Sum of reported costs inside the scope since `since` (ms). */
   spend(scope: Budget['scope'], scopeId: string, since: number): Promise<number>;
+  /** Records a run's reported cost; a run's cost is recorded once (UNIQUE run_id), a second record of it changes nothing. */
   recordCost(entry: { workspace_id: string; project_id: string | null; agent_id: string; run_id: string; cost_usd: number; created_at: number }): Promise<void>;
   /** True the first time a threshold is crossed in a period: the primary key is the guard. */
   markAlertSent(budgetId: string, periodKey: string, thresholdPct: number, at: number): Promise<boolean>;
@@ -441,12 +442,25 @@ export interface RunRepo {
   list(filter: RunFilter): Promise<Run[]>;
   update(id: string, patch: Partial<Omit<Run, 'id'>>): Promise<void>;
   /**
-   * Ends a running run in one statement: records its end and forgets its run token; the schema frees
+   * A queued run's session is about to start: it becomes running, from now. False when it is no
+   * longer queued (a person cancelled it, or a new owner settled it): then no session may start.
+   */
+  markStarted(id: string, at: number): Promise<boolean>;
+  /**
+   * The cost a session reported after its run ended without it (cancelled, or interrupted by a new
+   * owner): recorded on the run only while it has none, so a run's spend is counted once.
+   */
+  recordLateSpend(id: string, spend: Pick<Run, 'cost_usd' | 'usage'>): Promise<boolean>;
+  /** Of these runs, the ones a person cancelled: what a replica holding their sessions must stop. */
+  cancelledAmong(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Ends a queued or running run in one statement: records its end and forgets its run token; the schema frees
    * what the run held (its agent's slot and cooldown, its task's checkout). With `progress`, it also
    * records whether the run changed its task (its state or fields, a new comment, a new subtask since
-   * `since`): the loop detector's question. Fenced: only while the run is `running` and `fence`
+   * `since`): the loop detector's question. Fenced: only while the run is `queued` or `running` and `fence`
    * holds its agent's lease at `ended.finished_at`; otherwise the ending is kept on the run as its
-   * late result, and the run stays as it is (`closed: false`).
+   * late result, and the run stays as it is (`closed: false`). A queued run (its session never
+   * started) closes the same way.
    * With `finishesWakeup`, a run that closes also ends that wakeup `finished` (a succeeded session's
    * wakeup), in the same statement on PostgreSQL: one round trip fewer on every success.
    */

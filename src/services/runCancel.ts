@@ -35,7 +35,7 @@ export class RunCancelService {
       if (!run) throw notFound('run', runId);
       const permission = mayCancelRun(principal, run, await this.routineOf(tx, run));
       if (!permission.allowed) throw forbidden(permission.reason);
-      if (run.status !== 'running') throw alreadyEnded(run);
+      if (!isOpen(run)) throw alreadyEnded(run);
       const by = principal.kind === 'user' ? `token ${principal.tokenId}` : `agent ${principal.agentId}`;
       const stopped = await this.stopIn(tx, run, { by, actor: actorFieldsOf(principal), reason, cancelReason: RUN_CANCELLED_REASON });
       if (!stopped) throw alreadyEnded((await tx.runs.get(run.id))!);
@@ -50,7 +50,10 @@ export class RunCancelService {
    */
   async stopRunsOnBehalfOf(tx: Tx, ownerId: string, by: ActorFields): Promise<Run[]> {
     // At most the store's list limit at once: a token with more runs than that running is not a case this serves.
-    const running = await tx.runs.list({ on_behalf_of: ownerId, status: 'running', limit: 1000 });
+    const running = [
+      ...await tx.runs.list({ on_behalf_of: ownerId, status: 'queued', limit: 1000 }),
+      ...await tx.runs.list({ on_behalf_of: ownerId, status: 'running', limit: 1000 }),
+    ];
     const stopped: Run[] = [];
     for (const run of running) {
       const ended = await this.stopIn(tx, run, {
@@ -71,7 +74,7 @@ export class RunCancelService {
     const closed = fence ? await tx.runs.close(run.id, ended, null, fence) : null;
     if (!closed?.closed) {
       const current = await tx.runs.get(run.id);
-      if (current && current.status !== 'running') return null;
+      if (current && !isOpen(current)) return null;
       // Thrown: the transaction rolls back, so the refused close leaves nothing behind.
       throw conflict(`run '${run.id}' cannot be cancelled while its agent '${run.agent_id}' changes hands between replicas; try again in a few seconds`);
     }
@@ -114,8 +117,11 @@ export class RunCancelService {
   }
 }
 
+/** A run not ended yet: running, or queued (claimed, its session about to start, which the cancel then keeps from starting). */
+const isOpen = (run: Run) => run.status === 'running' || run.status === 'queued';
+
 function alreadyEnded(run: Run) {
-  return conflict(`run '${run.id}' already ended ${run.status}; only a running run can be cancelled`);
+  return conflict(`run '${run.id}' already ended ${run.status}; only a running (or starting) run can be cancelled`);
 }
 
 async function holderFence(tx: Tx, agentId: string): Promise<Fence | undefined> {

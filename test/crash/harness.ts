@@ -69,11 +69,13 @@ function baseEnv(): Record<string, string> {
  * A scheduler process. The test's FIXTURE_* settings in `env` reach its agents' sessions through
  * OFFICE_AGENT_ENV, as an operator passes a variable on: a session sees no other of its scheduler's.
  */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<Server> {
+export async function startServer(env: Record<string, string>, timeoutMs = 30_000, options: { ownProcessGroup?: boolean } = {}): Promise<Server> {
   const fixtureNames = Object.keys(env).filter((name) => name.startsWith('FIXTURE_'));
   const agentEnv = [env.OFFICE_AGENT_ENV, ...fixtureNames].filter(Boolean).join(',');
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT, env: { ...baseEnv(), ...env, ...(agentEnv ? { OFFICE_AGENT_ENV: agentEnv } : {}) }, stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as systemd or a terminal gives it: a test may then kill the whole group.
+    detached: options.ownProcessGroup ?? false,
   });
   let tail = '';
   const keep = (chunk: Buffer) => {

@@ -41,7 +41,8 @@ export interface Harness {
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
   /** Polls until the check returns a truthy value (real processes take real time). */
   waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
-  restart(env?: Record<string, string>): Promise<void>;
+  /** Stops the scheduler and starts another on the same database; `between` runs while none runs (rows as a crash left them). */
+  restart(env?: Record<string, string>, between?: () => Promise<void> | void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -75,8 +76,9 @@ export async function startHarness(env: Record<string, string> = {}, functions?:
       return request(url, method, path, body, headers);
     },
     waitFor,
-    async restart(extraEnv = {}) {
+    async restart(extraEnv = {}, between) {
       await scheduler.stop();
+      await between?.();
       currentEnv = { ...currentEnv, ...extraEnv };
       scheduler = await boot(currentEnv, functions, clock);
       url = (await scheduler.start()).url!;

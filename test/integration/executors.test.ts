@@ -236,6 +236,16 @@ describe('command executor', () => {
     expect(started).toBe(false);
   });
 
+  it('does not spawn when its run may not start (a cancel came first), and says the session never started', async () => {
+    const record = join(tmp, 'record');
+    let asked = 0;
+    const request = makeRequest({ mayStart: async () => { asked++; return false; } });
+    const result = await commandExecutor.launch(commandSpec('succeed.mjs', { env: { FIXTURE_RECORD_DIR: record } }), request);
+    expect(result).toMatchObject({ ok: false, started: false });
+    expect(asked).toBe(1);
+    expect(existsSync(join(record, `${request.runId}.json`))).toBe(false);
+  });
+
   it('reports a missing command as a failed result, not a throw', async () => {
     let started = false;
     const result = await commandExecutor.launch(

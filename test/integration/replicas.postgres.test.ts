@@ -128,14 +128,14 @@ describe('replicas on one PostgreSQL', () => {
     await waitFor(async () => (await r2.api('GET', `/api/office/wakeups/${woke.body.wakeup.id}`)).body.status === 'finished', 'the wakeup to finish on r2');
   });
 
-  it('a replica that stops heartbeating loses its agents to a survivor after the lease: its started run ends interrupted and is retried there, its never-started claim runs again, and its late result is kept but never recorded', async () => {
+  it('a replica that stops heartbeating loses its agents to a survivor after the lease: its started run ends interrupted and is retried there, its never-started claim runs again, and its late result is kept but never recorded, though its spend counts once', async () => {
     let releaseFirst!: () => void;
     const firstSessionEnds = new Promise<void>((resolve) => { releaseFirst = resolve; });
     let slowCalls = 0;
     const slow: AgentFunction = async () => {
       const call = ++slowCalls;
       if (call === 1) await firstSessionEnds;
-      return { ok: true, attempt: call };
+      return { ok: true, attempt: call, cost_usd: 2.5 };
     };
     const functions = new Map<string, AgentFunction>([['quick', quick], ['slow', slow]]);
     const dead = await startReplica('r-dead', functions);
@@ -186,6 +186,9 @@ describe('replicas on one PostgreSQL', () => {
     });
     expect((await survivor.api('GET', `/api/office/wakeups/${busyWakeup}`)).body).toMatchObject({ status: 'finished' });
     expect(slowCalls).toBe(2);
+    // Spend counts however a run ends: the fenced-out session's $2.50 is its run's cost, counted once, beside the retry's.
+    expect(runs.find((r: any) => r.id === firstRun.id).cost_usd).toBe(2.5);
+    expect(await survivor.scheduler.store.read((tx) => tx.runs.costSince(busy, 0))).toBe(5);
   });
 
   it('a replica cut off past its lease that comes back stops the actors and sessions of the agents it lost, and its interrupted session changes nothing the new owner recorded', async () => {

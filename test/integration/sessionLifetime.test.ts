@@ -66,15 +66,15 @@ const gone = (pid: number) => {
   return stat === null || stat.state === 'Z' || stat.state === 'X';
 };
 
-async function boot(env: Record<string, string>): Promise<Server> {
-  const server = await startServer(env);
+async function boot(env: Record<string, string>, options: { ownProcessGroup?: boolean } = {}): Promise<Server> {
+  const server = await startServer(env, 30_000, options);
   servers.push(server);
   await waitFor(async () => (await fetch(`${server.url}/readyz`).catch(() => null))?.status === 200, '/readyz');
   return server;
 }
 
 /** A server, a worker on stubborn.mjs (slow to wind down after SIGTERM) and a wakeup whose session is running. */
-async function sessionRunning() {
+async function sessionRunning(options: { ownProcessGroup?: boolean } = {}) {
   dir = mkdtempSync(join(tmpdir(), 'office-sessions-'));
   token = randomUUID();
   const sessionDir = join(dir, 'sessions');
@@ -84,7 +84,7 @@ async function sessionRunning() {
     FIXTURE_SESSION_DIR: sessionDir,
   };
   // The agent's sleep comes from the server's environment: long under the first server, short after.
-  const first = await boot({ ...env, FIXTURE_SLEEP_MS: '60000' });
+  const first = await boot({ ...env, FIXTURE_SLEEP_MS: '60000' }, options);
   const api = (server: Server, method: string, path: string, body?: unknown) => request(server.url, method, path, body);
   const ws = await api(first, 'POST', '/api/office/workspaces', { name: 'Acme' });
   const agent = await api(first, 'POST', '/api/office/agents', {
@@ -132,6 +132,18 @@ describe.runIf(process.platform === 'linux')('sessions never outlive their sched
     const ofWakeup = sessions(sessionDir).filter((s) => s.wakeup_id === session.wakeup_id);
     expect(ofWakeup).toHaveLength(2);
     for (const s of ofWakeup) expect(s.others_alive.filter((o) => o.wakeup_id === session.wakeup_id)).toEqual([]);
+  }, 90_000);
+
+  it('after a SIGKILL of the scheduler\'s whole process group (systemd, a container stop, Ctrl-C) the session is gone within OFFICE_SHUTDOWN_GRACE_MS + 5 s: its watchdog leads a group of its own', async () => {
+    const { first, session } = await sessionRunning({ ownProcessGroup: true });
+    const watchdogs = pidsWhere((argv) => argv.includes(WATCHDOG_NAME) && argv.includes(String(session.pid)));
+    expect(watchdogs).toHaveLength(1);
+    process.kill(-first.proc.pid!, 'SIGKILL');
+    const killedAt = Date.now();
+    await first.exited;
+    await waitFor(() => gone(session.pid), 'the session to die with its scheduler\'s group', GRACE_MS + 5000);
+    expect(Date.now() - killedAt).toBeLessThan(GRACE_MS + 5000);
+    await waitFor(() => gone(watchdogs[0]!), 'the watchdog to end once it has stopped the session');
   }, 90_000);
 
   it('a restart stops a session left running (its watchdog killed too) before its wakeup runs again', async () => {

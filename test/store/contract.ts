@@ -538,6 +538,55 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     describe('runs', () => {
+      it('a queued run holds its task and its agent; it starts once, and never after a cancel closed it; its end from queued frees both', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const [first, second] = [0, 1].map((i) => wakeupRow(agent, now + i, { task_id: task.id, status: 'claimed' }));
+        const [queued, cancelled] = [first!, second!].map((w) => runRow(w, now, { status: 'queued', started_at: null }));
+        const fence = await write(async (tx) => {
+          await tx.tasks.insert(task);
+          await tx.wakeups.insert(first!);
+          await tx.wakeups.insert(second!);
+          return lease(tx, agent.id);
+        });
+        expect(await write((tx) => tx.runs.start(queued!, null))).toBe(true);
+        expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: first!.id });
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'working' });
+        expect(await write((tx) => tx.runs.markStarted(queued!.id, now + 5))).toBe(true);
+        expect(await write((tx) => tx.runs.markStarted(queued!.id, now + 6))).toBe(false);
+        expect(await read((tx) => tx.runs.get(queued!.id))).toMatchObject({ status: 'running', started_at: now + 5 });
+        await write((tx) => tx.runs.close(queued!.id, { status: 'succeeded', result_json: {}, error: null, cost_usd: null, finished_at: now + 7 }, null, fence));
+
+        expect(await write((tx) => tx.runs.start(cancelled!, null))).toBe(true);
+        const closed = await write((tx) => tx.runs.close(cancelled!.id, { status: 'cancelled', result_json: {}, error: 'cancelled', cost_usd: null, finished_at: now + 8 }, null, fence));
+        expect(closed.closed).toBe(true);
+        expect(await write((tx) => tx.runs.markStarted(cancelled!.id, now + 9))).toBe(false);
+        expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ checkout_wakeup_id: null });
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'idle', last_wakeup_finished_at: now + 8 });
+        expect(await read((tx) => tx.runs.cancelledAmong([queued!.id, cancelled!.id, 'run_unknown']))).toEqual([cancelled!.id]);
+      });
+
+      it('a late spend is recorded on a cancelled or interrupted run once, and the ledger takes a run\'s cost once', async () => {
+        const { agent, workspace } = await seed();
+        const wakeup = wakeupRow(agent, now);
+        const run = runRow(wakeup, now, { status: 'cancelled', finished_at: now, cost_usd: null });
+        const liveWakeup = wakeupRow(agent, now);
+        const live = runRow(liveWakeup, now, { status: 'running' });
+        await write(async (tx) => {
+          for (const w of [wakeup, liveWakeup]) await tx.wakeups.insert(w);
+          await tx.runs.insert(run, null);
+          await tx.runs.insert(live, null);
+        });
+        expect(await write((tx) => tx.runs.recordLateSpend(run.id, { cost_usd: 7.5, usage: { input_tokens: 3, output_tokens: 2, cached_input_tokens: 1 } }))).toBe(true);
+        expect(await write((tx) => tx.runs.recordLateSpend(run.id, { cost_usd: 9, usage: null }))).toBe(false);
+        expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ cost_usd: 7.5, usage: { input_tokens: 3, output_tokens: 2, cached_input_tokens: 1 } });
+        expect(await write((tx) => tx.runs.recordLateSpend(live.id, { cost_usd: 1, usage: null }))).toBe(false);
+        const entry = { workspace_id: workspace.id, project_id: null, agent_id: agent.id, run_id: run.id, cost_usd: 7.5, created_at: now };
+        await write((tx) => tx.budgets.recordCost(entry));
+        await write((tx) => tx.budgets.recordCost({ ...entry, cost_usd: 7.5 }));
+        expect(await read((tx) => tx.runs.costSince(agent.id, 0))).toBe(7.5);
+      });
+
       it('stores a run, finds it by token hash, and forgets the token when the run closes', async () => {
         const { agent } = await seed();
         const wakeup = wakeupRow(agent, now);

@@ -39,7 +39,7 @@ export class BudgetsSql implements BudgetRepo {
   async recordCost(entry: { workspace_id: string; project_id: string | null; agent_id: string; run_id: string; cost_usd: number; created_at: number }) {
     await this.sql.run(
       `INSERT INTO cost_ledger (workspace_id, project_id, agent_id, run_id, cost_usd, created_at)
-       VALUES (@workspace_id, @project_id, @agent_id, @run_id, @cost_usd, @created_at)`, entry);
+       VALUES (@workspace_id, @project_id, @agent_id, @run_id, @cost_usd, @created_at) ON CONFLICT (run_id) DO NOTHING`, entry);
   }
   async markAlertSent(budgetId: string, periodKey: string, thresholdPct: number, at: number) {
     return (await this.sql.run(

@@ -40,6 +40,22 @@ export class RunsSql implements RunRepo {
   }
 
   async update(id: string, patch: Partial<Run>) { await this.table.update(id, patch); }
+
+  async markStarted(id: string, at: number) {
+    return (await this.sql.run(`UPDATE runs SET status = 'running', started_at = @at WHERE id = @id AND status = 'queued'`, { id, at })).changes > 0;
+  }
+
+  async recordLateSpend(id: string, spend: Pick<Run, 'cost_usd' | 'usage'>) {
+    return (await this.sql.run(
+      `UPDATE runs SET cost_usd = @cost_usd, usage = COALESCE(@usage, usage)
+       WHERE id = @id AND cost_usd IS NULL AND status IN ('cancelled', 'interrupted')`, { id, cost_usd: spend.cost_usd, usage: spend.usage ?? null })).changes > 0;
+  }
+
+  async cancelledAmong(ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    const { sql, params } = this.dialect.inList('id', ids);
+    return (await this.sql.all<{ id: string }>(`SELECT id FROM runs WHERE status = 'cancelled' AND ${sql}`, params)).map((row) => row.id);
+  }
   async close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence, finishesWakeup: string | null = null): Promise<ClosedRun> {
     // RETURNING's subqueries see the rows as the statement began, before the runs_ended trigger
     // frees the task: `released` says whether this run's wakeup held it.
@@ -52,7 +68,7 @@ export class RunsSql implements RunRepo {
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
            OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
            OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since)`)} END
-       WHERE id = @id AND status = 'running' AND ${fencedBy(dialect, 'runs.agent_id')}
+       WHERE id = @id AND status IN ('queued', 'running') AND ${fencedBy(dialect, 'runs.agent_id')}
        RETURNING made_progress,
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
          ${checkoutWaiters(dialect, 'runs.task_id')} AS waiters`;

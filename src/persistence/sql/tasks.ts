@@ -1,10 +1,14 @@
 /** Tasks (with their blockers and reviewers), comments and approvals: the statements both backends run (PostgreSQL inserts a task's links its own way: postgres/tasks.ts). */
+import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from '../../domain/runCancel.js';
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
 import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
 import { clampLimit } from './filters.js';
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';
+
+/** The cancel reasons that are a person's decision, which the recovery sweep respects. */
+const PERSON_CANCELS = [RUN_CANCELLED_REASON, OWNER_REVOKED_REASON].map((reason) => `'${reason}'`).join(', ');
 
 const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
@@ -133,7 +137,9 @@ export class TasksSql implements TaskRepo {
   async recoveryCandidates(createdSince: number, workspaceId: string, agentId?: string) {
     // Only the current assignee's wakeups since the task was last assigned count (a former
     // assignee's do not), and a wakeup that ended `finished` with no run never worked on it (its
-    // agent was paused or stopped): the sweep is what picks such tasks up.
+    // agent was paused or stopped): the sweep is what picks such tasks up. A person's cancel is
+    // final (API.md, "Trust boundaries"): a task whose wakeup a person cancelled waits for a new
+    // event, and the sweep never starts it again on its own.
     return this.linked(
       `SELECT ${this.withLinks} FROM tasks t
        WHERE t.workspace_id = @workspace AND t.state = 'TODO' AND t.assignee_agent_instance_id IS NOT NULL
@@ -143,7 +149,8 @@ export class TasksSql implements TaskRepo {
                          WHERE w.task_id = t.id AND w.agent_id = t.assignee_agent_instance_id
                            AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
                            AND (w.status IN ('queued', 'claimed', 'scheduled_retry')
-                                OR (w.status = 'finished' AND w.run_id IS NOT NULL)))
+                                OR (w.status = 'finished' AND w.run_id IS NOT NULL)
+                                OR (w.status = 'cancelled' AND w.cancel_reason IN (${PERSON_CANCELS}))))
        ORDER BY t.created_at, t.id`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null });
   }
 
