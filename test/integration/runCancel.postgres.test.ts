@@ -58,4 +58,32 @@ describe.runIf(process.platform === 'linux')('cancelling a run across replicas',
       "the session's late result to be refused");
     expect((await elsewhere.api('GET', `/api/office/runs/${run.id}`)).body.status).toBe('cancelled');
   }, 60_000);
+  it('a cancel whose signal the holder never heard (a dropped relay) still stops the session: the cancel is the run\'s row, which the holder reads after its next heartbeat', async () => {
+    const replicas = [await startReplica('replica-a'), await startReplica('replica-b')];
+    const [a] = replicas;
+    const marker = `office-cancel-pg-${randomUUID()}`;
+    const executor = fixtureAgent('stubborn.mjs', { FIXTURE_SLEEP_MS: '3600000', FIXTURE_TERM_DELAY_MS: '100' });
+    const workspaceId = (await a!.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+    const agent = (await a!.api('POST', '/api/office/agents', {
+      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0,
+      executor: { ...executor, args: [...(executor as { args: string[] }).args, marker] },
+    })).body.id;
+    const woke = await a!.api('POST', `/api/office/agents/${agent}/wake`, { reason: 'long job' });
+    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 1, 'the session to start');
+    const run = await waitFor(async () => {
+      const [r] = (await a!.api('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body;
+      return r?.status === 'running' ? r : null;
+    }, 'the run to be running');
+    const holder = replicas.find((r) => r.scheduler.supervisor.view(agent) !== null)!;
+    const elsewhere = replicas.find((r) => r !== holder)!;
+
+    // The cancel as the other replica commits it, without the relayed stop: as if its NOTIFY was lost.
+    await elsewhere.scheduler.store.transaction(async (tx) => {
+      const lease = (await tx.leases.leaseOf(agent))!;
+      await tx.runs.close(run.id, { status: 'cancelled', result_json: {}, error: 'cancelled by token admin', cost_usd: null, finished_at: T0 }, null, lease);
+    });
+    expect(pidsWhere((argv) => argv.includes(marker))).toHaveLength(1);
+    holder.clock.increment(5_000);
+    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 0, 'the holder to stop the session after its heartbeat', GRACE_MS + 5_000);
+  }, 60_000);
 });
