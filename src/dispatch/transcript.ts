@@ -34,6 +34,8 @@ export class TranscriptRecorder {
   private seq = 0;
   private pending: TranscriptEntry[] = [];
   private pendingBytes = 0;
+  /** Events dropped before they were written: the run is marked truncated with the next write. */
+  private dropped = false;
   private timer: unknown = null;
   private writing: Promise<void> = Promise.resolve();
 
@@ -50,7 +52,10 @@ export class TranscriptRecorder {
       this.deps.publish(this.runId, this.agentId, entry);
     }
     // What is past the cap before it is even written would be trimmed by the write: drop it here.
-    while (this.pendingBytes > this.deps.maxBytes && this.pending.length > 1) this.pendingBytes -= this.pending.shift()!.bytes!;
+    while (this.pendingBytes > this.deps.maxBytes && this.pending.length > 1) {
+      this.pendingBytes -= this.pending.shift()!.bytes!;
+      this.dropped = true;
+    }
     this.timer ??= this.deps.timers.setTimeout(() => {
       this.timer = null;
       void this.flush();
@@ -64,10 +69,12 @@ export class TranscriptRecorder {
       this.timer = null;
     }
     const batch = this.pending;
+    const dropped = this.dropped;
     this.pending = [];
     this.pendingBytes = 0;
+    this.dropped = false;
     if (batch.length === 0) return this.writing;
-    this.writing = this.writing.then(() => this.deps.store.transaction((tx) => tx.transcripts.append(this.runId, batch, this.deps.maxBytes)))
+    this.writing = this.writing.then(() => this.deps.store.transaction((tx) => tx.transcripts.append(this.runId, batch, this.deps.maxBytes, dropped)))
       .catch((error: unknown) => this.deps.log.warn({ err: error, run_id: this.runId, events: batch.length }, 'could not record transcript events; the live feed had them'));
     return this.writing;
   }

@@ -150,8 +150,11 @@ export interface TranscriptEntry extends TranscriptEvent {
 
 /** What sessions printed, kept with their runs. */
 export interface TranscriptRepo {
-  /** Appends events and keeps the run's last `maxBytes` of them, marking the run truncated when it drops any. */
-  append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number): Promise<void>;
+  /**
+   * Appends events and keeps the run's last `maxBytes` of them, marking the run truncated when it
+   * drops any, or when the caller dropped some before they were written (`droppedBefore`).
+   */
+  append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number, droppedBefore?: boolean): Promise<void>;
   list(runId: string): Promise<TranscriptEntry[]>;
 }
 

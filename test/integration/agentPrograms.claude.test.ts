@@ -91,6 +91,36 @@ describe('claude_code: what a run records', () => {
   });
 });
 
+describe('claude_code: a limit that is near, and a transcript past its cap', () => {
+  it('GIVEN a rate_limit_event allowed_warning WHEN the run succeeds THEN it is no failure, and the quota records the warning, which GET /quotas?all=true shows', async () => {
+    h = await startHarness();
+    const record = mkdtempSync(join(h.dir, 'record-'));
+    const ws = await createWorkspace();
+    const agentId = await claudeAgent(ws, { record, scenario: 'rate_limit_event_warning' });
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
+    await waitForRun({ agent_id: agentId }, 'succeeded', 'the run');
+    expect(await get('/api/office/quotas')).toEqual([]);
+    const [quota] = await get('/api/office/quotas?all=true');
+    expect(quota).toMatchObject({ key: 'claude_code:default', exhausted_until: null, warning: expect.stringMatching(/^five_hour limit 93% used/), agents: [agentId] });
+    const [logged] = await listActivity({ workspace_id: ws, code: 'quota_limit_near' });
+    expect(logged.message).toContain('five_hour limit 93% used');
+  });
+
+  it('GIVEN OFFICE_TRANSCRIPT_MAX_BYTES WHEN a session prints more THEN its run keeps the last events that fit, and says it was truncated', async () => {
+    h = await startHarness({ OFFICE_TRANSCRIPT_MAX_BYTES: '1024' });
+    const ws = await createWorkspace();
+    const script = 'for (let i = 0; i < 100; i++) console.log(`line ${String(i).padStart(3, "0")} ` + "x".repeat(90));';
+    const agentId = await createAgent(ws, { name: 'Chatty', executor: { kind: 'command', command: process.execPath, args: ['-e', script] } });
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'talk' }, 202);
+    const run = await waitForRun({ agent_id: agentId }, 'succeeded', 'the run');
+    const transcript = await get(`/api/office/runs/${run.id}/transcript`);
+    expect(transcript.truncated).toBe(true);
+    // 99 bytes a line: ten fit in 1024.
+    expect(transcript.events.map((e: any) => e.text.slice(0, 8))).toEqual(['line 090', 'line 091', 'line 092', 'line 093', 'line 094', 'line 095', 'line 096', 'line 097', 'line 098', 'line 099']);
+    expect(transcript.events.every((e: any) => e.type === 'line' && e.stream === 'stdout')).toBe(true);
+  });
+});
+
 describe('claude_code: resumed sessions', () => {
   it('GIVEN an earlier run of the agent on the task recorded a session WHEN the next run starts THEN it passes --resume <that id>, gets only the resume delta, and records only its own share of the session\'s running cost', async () => {
     h = await startHarness();

@@ -13,7 +13,7 @@ export class TranscriptsSql implements TranscriptRepo {
    * oldest events go, and the run is marked truncated, in the same transaction. Three statements
    * per flush, whatever the number of events: one insert of a JSON array, one trim, one mark.
    */
-  async append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number) {
+  async append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number, droppedBefore = false) {
     if (entries.length === 0) return;
     const { dialect } = this;
     const elements = dialect.jsonEach('@entries');
@@ -25,7 +25,7 @@ export class TranscriptsSql implements TranscriptRepo {
     const trimmed = await this.sql.run(`DELETE FROM run_transcript_events WHERE run_id = @run_id AND seq <= COALESCE((
         SELECT MAX(seq) FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS kept FROM run_transcript_events WHERE run_id = @run_id) k
         WHERE k.kept > @max), -1)`, { run_id: runId, max: maxBytes });
-    if (trimmed.changes > 0) await this.sql.run('UPDATE runs SET transcript_truncated = 1 WHERE id = @run_id AND transcript_truncated = 0', { run_id: runId });
+    if (trimmed.changes > 0 || droppedBefore) await this.sql.run('UPDATE runs SET transcript_truncated = 1 WHERE id = @run_id AND transcript_truncated = 0', { run_id: runId });
   }
 
   async list(runId: string) {
