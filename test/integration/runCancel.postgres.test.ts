@@ -21,28 +21,33 @@ function startReplica(id: string): Promise<Replica> {
   return cluster.start(id, { at: T0, env: { OFFICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) } });
 }
 
+/** Two replicas, and a run whose session (a stubborn process, marked) runs on one of them. */
+async function sessionOnOneOfTwo(termDelayMs: string) {
+  const a = await startReplica('replica-a');
+  const replicas = [a, await startReplica('replica-b')];
+  const marker = `office-cancel-pg-${randomUUID()}`;
+  const executor = fixtureAgent('stubborn.mjs', { FIXTURE_SLEEP_MS: '3600000', FIXTURE_TERM_DELAY_MS: termDelayMs });
+  const workspaceId = (await a.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+  const agent = await a.api('POST', '/api/office/agents', {
+    workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0,
+    executor: { ...executor, args: [...(executor as { args: string[] }).args, marker] },
+  });
+  expect(agent.status).toBe(201);
+  const woke = await a.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'long job' });
+  expect(woke.status).toBe(202);
+  await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 1, 'the session to start');
+  const run = await waitFor(async () => {
+    const [r] = (await a.api('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body;
+    return r?.status === 'running' ? r : null;
+  }, 'the run to be running');
+  const holder = replicas.find((r) => r.scheduler.supervisor.view(agent.body.id) !== null)!;
+  return { replicas, a, marker, workspaceId, agentId: agent.body.id as string, run, holder, elsewhere: replicas.find((r) => r !== holder)! };
+}
+
 describe.runIf(process.platform === 'linux')('cancelling a run across replicas', () => {
   it("a cancel through the replica that does not hold the agent stops the session on the one that does: its process group is killed within OFFICE_SHUTDOWN_GRACE_MS, and the run and its wakeup end cancelled", async () => {
-    const replicas = [await startReplica('replica-a'), await startReplica('replica-b')];
-    const [a] = replicas;
-    const marker = `office-cancel-pg-${randomUUID()}`;
-    const executor = fixtureAgent('stubborn.mjs', { FIXTURE_SLEEP_MS: '3600000', FIXTURE_TERM_DELAY_MS: '30000' });
-    const workspaceId = (await a!.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
-    const agent = await a!.api('POST', '/api/office/agents', {
-      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0,
-      executor: { ...executor, args: [...(executor as { args: string[] }).args, marker] },
-    });
-    expect(agent.status).toBe(201);
-    const woke = await a!.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'long job' });
-    expect(woke.status).toBe(202);
-    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 1, 'the session to start');
-    const run = await waitFor(async () => {
-      const [r] = (await a!.api('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body;
-      return r?.status === 'running' ? r : null;
-    }, 'the run to be running');
-    const holder = (await a!.api('GET', `/api/office/agents/${agent.body.id}`)).body.actor.replica;
-    const elsewhere = replicas.find((r) => r.id !== holder)!;
-    expect(replicas.map((r) => r.id)).toContain(holder);
+    const { replicas, a, marker, workspaceId, run, holder, elsewhere } = await sessionOnOneOfTwo('30000');
+    expect(replicas.map((r) => r.id)).toContain(holder.id);
 
     const cancelledAt = Date.now();
     const answer = await elsewhere.api('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'stop it' });
@@ -52,31 +57,15 @@ describe.runIf(process.platform === 'linux')('cancelling a run across replicas',
     // The session ignores SIGTERM: only its holder's SIGKILL of the group, after the grace period, ends it.
     await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 0, 'the session to be killed by its replica', GRACE_MS + 5_000);
     expect(Date.now() - cancelledAt).toBeLessThan(GRACE_MS + 3_000);
-    const wakeup = (await a!.api('GET', `/api/office/wakeups/${run.wakeup_id}`)).body;
+    const wakeup = (await a.api('GET', `/api/office/wakeups/${run.wakeup_id}`)).body;
     expect(wakeup).toMatchObject({ status: 'cancelled', cancel_reason: 'run_cancelled', retry_count: 0 });
-    await waitFor(async () => (await a!.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=run_result_after_cancel`)).body.length === 1,
+    await waitFor(async () => (await a.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=run_result_after_cancel`)).body.length === 1,
       "the session's late result to be refused");
     expect((await elsewhere.api('GET', `/api/office/runs/${run.id}`)).body.status).toBe('cancelled');
   }, 60_000);
-  it('a cancel whose signal the holder never heard (a dropped relay) still stops the session: the cancel is the run\'s row, which the holder reads after its next heartbeat', async () => {
-    const replicas = [await startReplica('replica-a'), await startReplica('replica-b')];
-    const [a] = replicas;
-    const marker = `office-cancel-pg-${randomUUID()}`;
-    const executor = fixtureAgent('stubborn.mjs', { FIXTURE_SLEEP_MS: '3600000', FIXTURE_TERM_DELAY_MS: '100' });
-    const workspaceId = (await a!.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
-    const agent = (await a!.api('POST', '/api/office/agents', {
-      workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0,
-      executor: { ...executor, args: [...(executor as { args: string[] }).args, marker] },
-    })).body.id;
-    const woke = await a!.api('POST', `/api/office/agents/${agent}/wake`, { reason: 'long job' });
-    await waitFor(() => pidsWhere((argv) => argv.includes(marker)).length === 1, 'the session to start');
-    const run = await waitFor(async () => {
-      const [r] = (await a!.api('GET', `/api/office/runs?wakeup_id=${woke.body.wakeup.id}`)).body;
-      return r?.status === 'running' ? r : null;
-    }, 'the run to be running');
-    const holder = replicas.find((r) => r.scheduler.supervisor.view(agent) !== null)!;
-    const elsewhere = replicas.find((r) => r !== holder)!;
 
+  it('a cancel whose signal the holder never heard (a dropped relay) still stops the session: the cancel is the run\'s row, which the holder reads after its next heartbeat', async () => {
+    const { marker, agentId: agent, run, holder, elsewhere } = await sessionOnOneOfTwo('100');
     // The cancel as the other replica commits it, without the relayed stop: as if its NOTIFY was lost.
     await elsewhere.scheduler.store.transaction(async (tx) => {
       const lease = (await tx.leases.leaseOf(agent))!;
