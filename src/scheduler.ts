@@ -187,6 +187,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     wakeupWithdrawn: (...args) => supervisor.wakeupWithdrawn(...args),
     agentChanged: notifier.agentChanged,
     routineChanged: (id) => triggers.routineChanged(id),
+    reconcileTriggers: () => triggers.reconcileHeld(),
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
   });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
