@@ -189,6 +189,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     wakeupWithdrawn: (...args) => supervisor.wakeupWithdrawn(...args),
     agentChanged: notifier.agentChanged,
     routineChanged: (id) => triggers.routineChanged(id),
+    reconcileTriggers: () => triggers.reconcileHeld(),
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
   });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
@@ -214,13 +215,15 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await signals?.start(replicaSignals);
       await supervisor.boot();
       await triggers.boot();
+      // The actors run from here: the agents peers hand over while this replica still boots are
+      // taken now (recovered, restored, their triggers started), not once the whole boot is done.
+      await replicas.start();
       if (startOptions.listen !== false) {
         await app.listen({ host: config.host, port: config.port });
         const address = app.server.address();
         listeningUrl = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : null;
       }
       await recovery.start();
-      replicas.start();
       deliveries.start();
       ready = true;
       log.info({ url: listeningUrl, db: config.dbPath }, 'office scheduler ready');

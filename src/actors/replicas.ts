@@ -90,8 +90,10 @@ export class ReplicaMembership {
   private live: readonly string[] = [];
   private renewals = 0;
   /**
-   * False while the replica boots: its heartbeat already renews the leases join took (a boot of many
-   * agents may outlast a lease), but it takes and hands over nothing until its actors are up.
+   * False while the replica boots, until its actors are up (`start`): its heartbeat already renews
+   * the leases join took (a boot of many agents may outlast a lease), but it takes and hands over
+   * nothing, since an agent taken while the boot restores the actors of what join took would have its
+   * recovery, actor and triggers started twice, or out of order.
    */
   private rebalancing = false;
 
@@ -141,11 +143,31 @@ export class ReplicaMembership {
     if (!this.leaving) this.schedule();
   }
 
-  /** Once the actors are up (PostgreSQL only): heartbeats also take orphans and hand agents over. */
-  start(): void {
+  /**
+   * Once the actors and triggers of the agents join took are up, and before the rest of the boot
+   * (PostgreSQL only): heartbeats also take orphans and hand agents over from now on, and the agents
+   * waiting for an owner that this replica wins are taken (and adopted) at once, not a heartbeat
+   * later. Peers hand a joining replica its share as soon as they see it, often while it still boots.
+   */
+  async start(): Promise<void> {
     if (this.deps.leaseMs === null || this.leaving) return;
     this.rebalancing = true;
     if (this.timer === null) this.schedule();
+    await this.takeWaitingNow();
+  }
+
+  /**
+   * One take of the orphans this replica wins, in turn with the heartbeats: after the one in flight
+   * (which may have read its answer before rebalancing began); a heartbeat started since takes them itself.
+   */
+  private async takeWaitingNow(): Promise<void> {
+    await this.ticking;
+    this.ticking ??= this.takeOver(true)
+      .catch((error: unknown) => this.deps.log.warn({ err: error, replica: this.id }, 'taking the agents waiting for this replica failed; its next heartbeat tries again'))
+      .finally(() => {
+        this.ticking = null;
+      });
+    await this.ticking;
   }
 
   /**

@@ -159,6 +159,47 @@ export class TriggerSupervisor implements RoutineChangeListener {
     }
   }
 
+  /**
+   * Rows win, for every routine at once: after this replica may have missed routine changes (its
+   * listening connection was down, and the changes made through other replicas went unheard), the
+   * live schedule triggers of the assignees held here get an actor (started, or moved to the stored
+   * next_run_at), and an actor whose trigger is no longer live here is re-read on its own (stopped,
+   * or left to the replica that holds its new assignee).
+   */
+  async reconcileHeld(): Promise<{ started: number; rescheduled: number; refreshed: number }> {
+    const { live, snapshots } = await this.deps.store.read(async (tx) => ({
+      live: await tx.routines.liveScheduleTriggers(),
+      snapshots: await tx.snapshots.all(SNAPSHOT_KIND, this.deps.owner),
+    }));
+    const wanted = live.filter(({ routine }) => this.runsHere(routine.assignee_agent_instance_id));
+    const wantedIds = new Set(wanted.map(({ trigger }) => trigger.id));
+    const stale = new Set([...this.routineIds].filter(([triggerId]) => !wantedIds.has(triggerId)).map(([, routineId]) => routineId));
+    let started = 0;
+    let rescheduled = 0;
+    for (const { trigger, routine } of wanted) {
+      if (!this.actors.has(trigger.id)) {
+        this.start(trigger, routine, snapshots.get(trigger.id));
+        started++;
+      } else if (this.followRow(trigger, routine)) rescheduled++;
+    }
+    for (const routineId of stale) await this.refresh(routineId);
+    const counts = { started, rescheduled, refreshed: stale.size };
+    this.deps.log.info(counts, 'trigger actors reconciled with the rows of the routines whose assignees are held here');
+    return counts;
+  }
+
+  /** An actor whose trigger's row moved (its next_run_at, or its routine's jitter) is told so; false when nothing moved. */
+  private followRow(trigger: RoutineTrigger, routine: Routine): boolean {
+    const actor = this.actors.get(trigger.id)!;
+    this.routineIds.set(trigger.id, routine.id);
+    this.assignees.set(trigger.id, routine.assignee_agent_instance_id);
+    const { nextRunAt, jitterMs } = actor.getSnapshot().context;
+    // Not a RESCHEDULE for nothing: it would clear a failing trigger's backoff.
+    if (nextRunAt === trigger.next_run_at && jitterMs === jitterMsOf(routine)) return false;
+    actor.send({ type: 'RESCHEDULE', nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) });
+    return true;
+  }
+
   view(triggerId: string) {
     const snapshot = this.actors.get(triggerId)?.getSnapshot();
     return snapshot ? { state: String(snapshot.value), next_run_at: snapshot.context.nextRunAt } : null;

@@ -10,7 +10,8 @@
  * - So do its committed domain events (their ids and types, and their payloads when small): an
  *   agent changed through any replica reaches the actor of the replica that holds it.
  * - After the listening connection was lost, the open wakeups of the agents held here are read
- *   once and offered again: a signal sent while it was down is lost.
+ *   once and offered again, and so are the schedule triggers of their routines (a routine created,
+ *   changed or reassigned through another replica meanwhile): a signal sent while it was down is lost.
  * - Another replica's claim on outbox events is a deadline: once it passes, this replica takes
  *   whatever the claim still holds (nothing, if its owner delivered it; a dead owner's events
  *   otherwise) and delivers it. One take per deadline heard, and none while nothing is claimed.
@@ -40,6 +41,8 @@ export interface ReplicaSignalsDeps {
   agentChanged: (agentId: string) => void;
   /** Re-reads a routine's triggers (TriggerSupervisor.routineChanged): their actors run where its assignee is held. */
   routineChanged: (routineId: string) => void;
+  /** Re-reads the triggers of every routine whose assignee is held here (TriggerSupervisor.reconcileHeld). */
+  reconcileTriggers: () => Promise<unknown>;
   /** The agent actors' entry for a queued wakeup (Supervisor.wakeupQueued). */
   wakeupQueued: (agentId: string, wakeupId: string, availableAt: number) => void;
   /** Takes a withdrawn wakeup out of its agent actor's inbox (Supervisor.wakeupWithdrawn). */
@@ -183,7 +186,8 @@ export class ReplicaSignals {
   /**
    * Listening: outbox claims made before were not heard, so the first of them to expire is read
    * (one read; nothing is armed when there is none). After a reconnect, one read of the open
-   * wakeups, offered again to the actors of the agents held here (the boot reads them itself).
+   * wakeups, offered again to the actors of the agents held here, and one of the live schedule
+   * triggers, reconciled with the trigger actors here (the boot reads both itself).
    */
   readonly listening = async (reconnected: boolean): Promise<void> => {
     try {
@@ -194,8 +198,12 @@ export class ReplicaSignals {
       this.deps.log.warn({ err: error }, 'could not read the outbox claims made before listening; the next claim heard or boot takes their events');
     }
     if (!reconnected) return;
-    await this.reofferOpenWakeups().catch((error: unknown) =>
-      this.deps.log.warn({ err: error }, 'could not re-read the open wakeups after the listener reconnected; the recovery sweep finds them'));
+    await Promise.all([
+      this.reofferOpenWakeups().catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, 'could not re-read the open wakeups after the listener reconnected; the recovery sweep finds them')),
+      this.deps.reconcileTriggers().catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, 'could not re-read the schedule triggers after the listener reconnected; a routine changed meanwhile is re-read at its next change, or at the next boot')),
+    ]);
   };
 
   async reofferOpenWakeups(): Promise<number> {

@@ -5,6 +5,8 @@
  * the run; it is then posted, and retried with backoff (OFFICE_BACKOFF, on the injected clock) until
  * it is `delivered` or gives up `failed`. Each attempt is taken with a claim that expires, like an
  * outbox event: a process that dies while posting leaves it to the next boot, or to another replica.
+ * A take claims one delivery, for the one attempt that follows: a claim on deliveries still waiting
+ * behind other posts would run out while they wait, and another replica would post them too.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -15,11 +17,10 @@ import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 
-/** How long a taken delivery is this process's: longer than one attempt can take. */
+/** How long a taken delivery is this process's: longer than its one attempt can take, POST and record. */
 export const DELIVERY_CLAIM_MS = 60_000;
 /** One attempt's POST gives up after this. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
-const BATCH = 20;
 /** After the database refused a take or a record: the next look. */
 const AFTER_STORE_FAILURE_MS = 5_000;
 
@@ -32,8 +33,9 @@ export interface DeliveryDeps {
   owner: string;
   random: () => number;
   /**
-   * The first take also takes the claims of every other owner, whatever they say: SQLite, where the
-   * database lock proves the process that claimed them dead. Replicas wait for their claims to expire.
+   * The first drain's takes also take the claims of every other owner, whatever they say: SQLite,
+   * where the database lock proves the process that claimed them dead. Replicas wait for their
+   * claims to expire.
    */
   takeOverAtStart: boolean;
 }
@@ -88,12 +90,7 @@ export class DeliveryService {
     try {
       do {
         this.drainAgain = false;
-        const taken = await this.take();
-        for (const delivery of taken) {
-          if (this.stopped) break;
-          await this.attempt(delivery);
-        }
-        if (taken.length === BATCH) this.drainAgain = true;
+        for (let delivery = await this.takeOne(); delivery; delivery = await this.takeOne()) await this.attempt(delivery);
       } while (this.drainAgain && !this.stopped);
       await this.armNext();
     } catch (error) {
@@ -102,12 +99,17 @@ export class DeliveryService {
     }
   }
 
-  private async take(): Promise<PendingDelivery[]> {
-    const { store, clock, owner } = this.deps;
+  /** The delivery due longest, claimed for one attempt; none when nothing is due (or when stopping). */
+  private async takeOne(): Promise<PendingDelivery | undefined> {
+    if (this.stopped) return undefined;
+    const { store, clock, owner, log } = this.deps;
     const now = clock.now();
     const takeOver = this.takeOver;
-    const taken = await store.transaction((tx) => tx.deliveries.take(owner, { limit: BATCH, now, claimUntil: now + DELIVERY_CLAIM_MS, takeOver }));
-    this.takeOver = false;
+    const [taken] = await store.transaction((tx) => tx.deliveries.take(owner, { limit: 1, now, claimUntil: now + DELIVERY_CLAIM_MS, takeOver }));
+    // Taking over lasts until the dead process's claims are all taken: until a take finds nothing.
+    if (!taken) this.takeOver = false;
+    else log.debug({ routine_run_id: taken.routine_run_id, attempt: taken.attempts + 1, claimed_until: now + DELIVERY_CLAIM_MS, took_over: takeOver },
+      'routine result delivery: claimed for one attempt');
     return taken;
   }
 

@@ -2,8 +2,9 @@
  * A replica in this test process: a scheduler on a shared PostgreSQL database, with its own HTTP
  * server and its own injected clock, so each test moves lease time by hand, replica by replica.
  */
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { rendezvousOwner } from '../../src/actors/replicas.js';
 import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
@@ -65,4 +66,61 @@ export function replicasPerTest() {
       return database!.url;
     },
   };
+}
+
+/** How often a replica heartbeats: a third of its lease. */
+export function heartbeatMs(replica: InProcessReplica): number {
+  return (replica.scheduler.config.leaseSec * 1000) / 3;
+}
+
+/** Moves a replica's clock (firing its heartbeat timers) and runs one heartbeat to completion. */
+export async function beat(replica: InProcessReplica, byMs = 0): Promise<void> {
+  if (byMs > 0) replica.clock.increment(byMs);
+  await replica.scheduler.replicas.tick();
+}
+
+/**
+ * Time passing for live replicas: their clocks move together in steps of a heartbeat, each step's
+ * heartbeats run before the next, as they would in real time (a jump past the lease would make every
+ * replica look dead to the others).
+ */
+export async function advance(replicas: InProcessReplica[], ms: number): Promise<void> {
+  const every = heartbeatMs(replicas[0]!);
+  for (let left = ms; left > 0; left -= every) {
+    const step = Math.min(left, every);
+    for (const replica of replicas) replica.clock.increment(step);
+    for (const replica of replicas) await replica.scheduler.replicas.tick();
+  }
+}
+
+/** The replica whose unexpired lease holds the agent, as `replica` reads it on its clock; null for none. */
+export async function holderOf(replica: InProcessReplica, agentId: string): Promise<string | null> {
+  const lease = await replica.scheduler.store.read((tx) => tx.leases.leaseOf(agentId));
+  return lease && (lease.expires_at === null || lease.expires_at > replica.clock.now()) ? lease.owner_id : null;
+}
+
+/**
+ * Two live replicas once their heartbeats have spread the agents: the one holding `agentId`
+ * (rendezvous hashing) and the other, which sees the lease as the holder's.
+ */
+export async function holderAndOther(r1: InProcessReplica, r2: InProcessReplica, agentId: string): Promise<{ owner: InProcessReplica; elsewhere: InProcessReplica }> {
+  for (const r of [r1, r2]) await beat(r, heartbeatMs(r));
+  for (const r of [r1, r2]) await beat(r);
+  const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agentId, [r1.id, r2.id]))!;
+  const elsewhere = owner === r1 ? r2 : r1;
+  expect(await holderOf(elsewhere, agentId)).toBe(owner.id);
+  return { owner, elsewhere };
+}
+
+export async function seedWorkspace(replica: InProcessReplica): Promise<string> {
+  return (await replica.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
+}
+
+/** An agent created through `replica` (so held by it at first): a `function` agent named `quick` unless `patch` says otherwise. */
+export async function createAgent(replica: InProcessReplica, workspaceId: string, patch: Record<string, unknown> = {}): Promise<string> {
+  const created = await replica.api('POST', '/api/office/agents', {
+    workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: { kind: 'function', name: 'quick' }, ...patch,
+  });
+  expect(created.status).toBe(201);
+  return created.body.id;
 }

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { FAST_ENV, waitFor } from '../helpers/harness.js';
-import { replicasPerTest, type InProcessReplica } from '../helpers/replicas.js';
+import { advance, beat, createAgent, holderAndOther, holderOf, replicasPerTest, seedWorkspace, type InProcessReplica } from '../helpers/replicas.js';
 import { wakeupRow } from '../store/rows.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -27,25 +27,6 @@ function startReplica(id: string, functions = new Map<string, AgentFunction>(), 
   return cluster.start(id, { functions, at, env: { OFFICE_LEASE_SEC: String(LEASE_SEC) } });
 }
 
-/** Moves a replica's clock (firing its heartbeat timers) and runs one heartbeat to completion. */
-async function beat(replica: Replica, byMs = 0): Promise<void> {
-  if (byMs > 0) replica.clock.increment(byMs);
-  await replica.scheduler.replicas.tick();
-}
-
-/**
- * Time passing for live replicas: their clocks move together in steps of a heartbeat, each step's
- * heartbeats run before the next, as they would in real time (a jump past the lease would make every
- * replica look dead to the others).
- */
-async function advance(replicas: Replica[], ms: number): Promise<void> {
-  for (let left = ms; left > 0; left -= LEASE_MS / 3) {
-    const step = Math.min(left, LEASE_MS / 3);
-    for (const replica of replicas) replica.clock.increment(step);
-    for (const replica of replicas) await replica.scheduler.replicas.tick();
-  }
-}
-
 /** Until the replica's statement count stays put for a moment of real time. */
 async function untilQuiet(replica: Replica): Promise<void> {
   let last = -1;
@@ -56,36 +37,6 @@ async function untilQuiet(replica: Replica): Promise<void> {
     if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
     return quiet;
   }, 'the replica to stop running statements');
-}
-
-/**
- * Two live replicas once their heartbeats have spread the agents: the one holding `agentId`
- * (rendezvous hashing) and the other, which sees the lease as the holder's.
- */
-async function holderAndOther(r1: Replica, r2: Replica, agentId: string): Promise<{ owner: Replica; elsewhere: Replica }> {
-  for (const r of [r1, r2]) await beat(r, LEASE_MS / 3);
-  for (const r of [r1, r2]) await beat(r);
-  const owner = [r1, r2].find((r) => r.id === rendezvousOwner(agentId, ['r1', 'r2']))!;
-  const elsewhere = owner === r1 ? r2 : r1;
-  expect(await holderOf(elsewhere, agentId)).toBe(owner.id);
-  return { owner, elsewhere };
-}
-
-async function seedWorkspace(replica: Replica): Promise<string> {
-  return (await replica.api('POST', '/api/office/workspaces', { name: 'Acme' })).body.id;
-}
-
-async function createAgent(replica: Replica, workspaceId: string, patch: Record<string, unknown> = {}): Promise<string> {
-  const created = await replica.api('POST', '/api/office/agents', {
-    workspace_id: workspaceId, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: { kind: 'function', name: 'quick' }, ...patch,
-  });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
-async function holderOf(replica: Replica, agentId: string): Promise<string | null> {
-  const lease = await replica.scheduler.store.read((tx) => tx.leases.leaseOf(agentId));
-  return lease && (lease.expires_at === null || lease.expires_at > replica.clock.now()) ? lease.owner_id : null;
 }
 
 const quick: AgentFunction = () => ({ ok: true });

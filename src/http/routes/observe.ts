@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
-import { explainWakeup, type FoldTarget } from '../../domain/explain.js';
+import { explainWakeup, type ExplainInput, type FoldTarget } from '../../domain/explain.js';
 import { ActivityQuery, Id, InboxQuery, RunListQuery, WakeupListQuery } from '../../domain/schemas.js';
-import type { Wakeup } from '../../domain/types.js';
+import type { Agent, Wakeup } from '../../domain/types.js';
 import type { Tx } from '../../persistence/store.js';
 import {
   ActivityEntrySchema, InboxItemSchema, QuotaSchema, RunSchema, TranscriptSchema, WakeupDetailSchema, WakeupSchema,
@@ -16,7 +16,7 @@ import { toApi } from '../serialize.js';
 import { actorFieldsOf } from '../../domain/governance.js';
 import { RESOLVED_INBOX_ITEMS_LISTED } from '../../domain/inbox.js';
 import { resolveInboxItem } from '../../services/inbox.js';
-import { throwNotFound } from './org.js';
+import { actorFromRows, throwNotFound } from './org.js';
 
 const IdParams = z.strictObject({ id: Id });
 const QuotaListQuery = z.strictObject({
@@ -36,7 +36,8 @@ export function observeRoutes(ctx: AppContext) {
       querystring: WakeupListQuery }, config: { access: 'read' } }, async (req) =>
       ctx.store.read(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
-        return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w) })));
+        const actorOf = actorsForExplain(ctx, tx);
+        return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w, actorOf) })));
       }));
     r.get('/api/office/wakeups/:id', { schema: {
       ...operation({ operationId: 'explainWakeup', summary: 'Read a wakeup with its explanation and its decisions', tag: 'Wakeups', success: { 200: WakeupDetailSchema }, errors: READ_ERRORS }),
@@ -100,7 +101,24 @@ export function observeRoutes(ctx: AppContext) {
   };
 }
 
-async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup): Promise<string> {
+type ActorOf = (agentId: string, agent: Agent | undefined) => Promise<ExplainInput['actor']>;
+
+/**
+ * The actor explain reads for an agent: live where it runs here; elsewhere (another replica holds
+ * it, or none does) what it would say, from the database, read once per agent for a whole list.
+ */
+function actorsForExplain(ctx: AppContext, tx: Tx): ActorOf {
+  const fromRows = new Map<string, Promise<ExplainInput['actor']>>();
+  return async (agentId, agent) => {
+    const here = ctx.supervisor.view(agentId);
+    if (here || !agent) return here;
+    let read = fromRows.get(agentId);
+    if (!read) fromRows.set(agentId, read = actorFromRows(ctx, tx, agent));
+    return read;
+  };
+}
+
+async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup, actorOf: ActorOf = actorsForExplain(ctx, tx)): Promise<string> {
   const agent = await tx.agents.get(wakeup.agent_id);
   const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
   const assignee = task?.assignee_agent_instance_id ? await tx.agents.get(task.assignee_agent_instance_id) : undefined;
@@ -110,7 +128,7 @@ async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup): Promise<string>
     agentName: agent?.name ?? wakeup.agent_id,
     agentStatus: agent?.status ?? 'deleted',
     zeroDailyCap: agent ? hasZeroDailyCap(agent) : false,
-    actor: ctx.supervisor.view(wakeup.agent_id),
+    actor: await actorOf(wakeup.agent_id, agent),
     lastDecision: latest?.message ?? null,
     assigneeName: assignee?.name ?? null,
     coalescedIntoId: wakeup.coalesced_into_id,

@@ -10,6 +10,7 @@ import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import { actorFieldsOf } from '../../domain/governance.js';
 import { provenanceOf } from '../../domain/provenance.js';
 import type { Agent } from '../../domain/types.js';
+import { cooldownFromRows } from '../../actors/supervisor.js';
 import { describeAgentActor } from '../../machines/agent.js';
 import type { Tx } from '../../persistence/store.js';
 import {
@@ -146,21 +147,54 @@ export async function agentView(ctx: AppContext, agent: Agent) {
  * One read, only for agents whose actor is not here (none with SQLite, where this process runs all).
  */
 export async function agentViews(ctx: AppContext, agents: Agent[]) {
-  const here = ctx.replicaId ?? ctx.config.replicaId;
+  const here = replicaHere(ctx);
   const away = agents.filter((agent) => ctx.supervisor.view(agent.id) === null).map((agent) => agent.id);
-  const remote = away.length === 0 ? new Map<string, { replica: string; snapshot: unknown }>() : await ctx.store.read(async (tx) => {
-    const found = new Map<string, { replica: string; snapshot: unknown }>();
-    for (const [agentId, replica] of await tx.replicas.holders(away, ctx.clock.now())) {
-      if (replica !== here) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
-    }
-    return found;
-  });
+  const remote = away.length === 0 ? new Map<string, HeldElsewhere>() : await ctx.store.read((tx) => heldElsewhere(ctx, tx, away));
   return agents.map((agent) => {
     const local = ctx.supervisor.view(agent.id);
     const there = remote.get(agent.id);
     const actor = local ? { ...local, replica: here } : there ? { ...remoteActorView(agent, there.snapshot), replica: there.replica } : null;
     return { ...toApi(agent), actor };
   });
+}
+
+function replicaHere(ctx: AppContext): string {
+  return ctx.replicaId ?? ctx.config.replicaId;
+}
+
+/** The replica running an agent's actor elsewhere, and the snapshot of it that replica stored last. */
+interface HeldElsewhere {
+  replica: string;
+  snapshot: unknown;
+}
+
+/** Of `agentIds`, those whose unexpired lease another replica holds: one read, and one per agent found. */
+async function heldElsewhere(ctx: AppContext, tx: Tx, agentIds: string[]): Promise<Map<string, HeldElsewhere>> {
+  const here = replicaHere(ctx);
+  const found = new Map<string, HeldElsewhere>();
+  for (const [agentId, replica] of await tx.replicas.holders(agentIds, ctx.clock.now())) {
+    if (replica !== here) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
+  }
+  return found;
+}
+
+/**
+ * What explain needs of the actor of an agent that does not run here (another replica holds it, or
+ * none does): its state from the snapshot its holder stored, and from the rows, which are current
+ * where a stored snapshot lags its actor: the cooldown (last_wakeup_finished_at + cooldown_sec, as a
+ * restored actor rebuilds it), the sessions running (the agent's running runs) and its concurrency.
+ */
+export async function actorFromRows(ctx: AppContext, tx: Tx, agent: Agent) {
+  const elsewhere = (await heldElsewhere(ctx, tx, [agent.id])).get(agent.id);
+  const cooldownUntil = cooldownFromRows(agent, ctx.clock.now());
+  const running = await tx.runs.list({ agent_id: agent.id, status: 'running' });
+  return {
+    ...remoteActorView(agent, elsewhere?.snapshot),
+    running: running.length,
+    max_concurrent_sessions: agent.max_concurrent_sessions,
+    cooldown_until: cooldownUntil === null ? null : new Date(cooldownUntil).toISOString(),
+    replica: elsewhere?.replica ?? null,
+  };
 }
 
 /** An actor another replica runs, from its stored snapshot (none stored yet: what a fresh actor shows). */

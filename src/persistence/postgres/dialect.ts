@@ -7,7 +7,9 @@ import { PgTable } from './table.js';
 export const POSTGRES_TEXT: SqlText = {
   inList: (column, values) => ({ sql: `${column} IN (SELECT jsonb_array_elements_text(?::jsonb))`, params: [values] }),
   cast: (param, type) => `${param}::${type}`,
-  lock: (mode) => ({ update: ' FOR UPDATE', share: ' FOR SHARE', 'update, skip locked': ' FOR UPDATE SKIP LOCKED' })[mode],
+  lock: (mode) => ({
+    update: ' FOR UPDATE', 'no key update': ' FOR NO KEY UPDATE', share: ' FOR SHARE', 'update, skip locked': ' FOR UPDATE SKIP LOCKED',
+  })[mode],
   asInt: (expr) => `(${expr})::int`,
   jsonElements: (param) => `SELECT jsonb_array_elements_text(${param}::jsonb)`,
   jsonRows: (fields, from, orderBy) => `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(fields)}) ORDER BY ${orderBy}), '[]'::json) ${from})`,

@@ -77,8 +77,10 @@ export interface SqlText {
   /**
    * The row lock a subquery takes on PostgreSQL (` FOR UPDATE`, ` FOR SHARE`, or ` FOR UPDATE SKIP LOCKED`
    * to pass over rows another transaction holds); none on SQLite, whose writer holds the database.
+   * ` FOR NO KEY UPDATE` serialises writers of the row as FOR UPDATE does, but lets the KEY SHARE
+   * lock of a foreign-key check on it through: take it on a row that others reference.
    */
-  lock(mode: 'update' | 'share' | 'update, skip locked'): string;
+  lock(mode: 'update' | 'no key update' | 'share' | 'update, skip locked'): string;
   /** A boolean expression as 0 or 1, as the columns store it. */
   asInt(expr: string): string;
   /** A query of the elements of a JSON array parameter, as text: for `x IN (...)`. */

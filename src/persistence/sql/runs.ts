@@ -24,11 +24,13 @@ export class RunsSql implements RunRepo {
 
   async insert(run: Run, tokenHash: string | null) { await this.table.insert({ ...run, run_token_hash: tokenHash }); }
   async start(run: Run, tokenHash: string | null) {
-    // The task row is locked (FOR UPDATE, on PostgreSQL) while its checkout is checked, so two starts
-    // on one task queue behind each other and the second sees the checkout the first one's trigger took.
+    // The task row is locked (on PostgreSQL) while its checkout is checked, so two starts on one task
+    // queue behind each other and the second sees the checkout the first one's trigger took. NO KEY
+    // UPDATE, not UPDATE: a comment or a subtask written beside the start only key-shares the task
+    // for its foreign key, and must neither wait for the start nor hold it up (cf. migration 0023).
     return this.table.insertIf({ ...run, run_token_hash: tokenHash },
       `(${this.dialect.cast('@task_id', 'text')} IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = @task_id
-         AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup_id)${this.dialect.lock('update')}))`);
+         AND (checkout_agent_id IS NULL OR checkout_wakeup_id = @wakeup_id)${this.dialect.lock('no key update')}))`);
   }
   async get(id: string) { return strip(await this.table.get(id)); }
 
