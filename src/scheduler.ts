@@ -84,6 +84,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const log = options.logger ?? createLogger(config);
   let ready = false;
   let listeningUrl: string | null = null;
+  // The URL agents call back on is known once the server listens (OFFICE_PORT=0 picks the port then),
+  // and sessions may be launched before that, while the actors boot.
+  let urlKnown!: (url: string) => void;
+  const serverUrl = new Promise<string>((resolve) => { urlKnown = resolve; });
 
   // Late-bound only inside this function: each is assigned below before start() can run. The store
   // publishes to the bus, which acknowledges and parks events through the store.
@@ -143,7 +147,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     launch: new AnnouncingLauncher(executors, feed).launch,
     stopLeftoverSessions,
     random: options.random ?? Math.random,
-    apiUrl: () => config.apiUrl ?? listeningUrl ?? `http://${config.host}:${config.port}`,
+    apiUrl: () => config.apiUrl ?? serverUrl,
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
     agentChanged: notifier.agentChanged,
     quotaKeyOf: quotas.keyOf,
@@ -223,6 +227,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
         const address = app.server.address();
         listeningUrl = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : null;
       }
+      urlKnown(listeningUrl ?? `http://${config.host}:${config.port}`);
       await recovery.start();
       deliveries.start();
       ready = true;

@@ -92,9 +92,13 @@ export class RunPipeline {
     let starting: Promise<number | null> | null = null;
     const start = () => (starting ??= this.markStarted(run));
     // Registered before the launch: a cancel between the claim and the spawn finds the session to stop.
-    const entry: InFlight = { agentId: prepared.agent.id, controller, done: Promise.resolve() };
+    // `done`: the session's end, which a shutdown waits for (through its grace period) before it aborts.
+    let launchEnded!: () => void;
+    const entry: InFlight = { agentId: prepared.agent.id, controller, done: new Promise<void>((resolve) => { launchEnded = resolve; }) };
     this.inFlight.set(run.id, entry);
     try {
+      // A session launched while the server is still starting waits for the URL it calls back on.
+      const apiUrl = await this.ctx.apiUrl();
       const launched = this.ctx.launch(prepared.spec, {
         runId: run.id,
         wakeupId: prepared.wakeup.id,
@@ -104,7 +108,7 @@ export class RunPipeline {
         source: prepared.wakeup.source,
         prompt: run.assembled_prompt,
         context: run.context_snapshot,
-        apiUrl: this.ctx.apiUrl(),
+        apiUrl,
         runToken: prepared.token,
         sessionKey: run.session_key,
         signal: controller.signal,
@@ -113,15 +117,15 @@ export class RunPipeline {
         onTranscript: transcript.add,
         resume: prepared.resume,
       });
-      entry.done = launched;
       // An executor should answer with a failed result, never throw; if one does, it is a failed run all the same.
       const result: LaunchResult | { ok: false; resultJson: Record<string, unknown>; error: string; started?: undefined } =
         await launched.catch((error: unknown) => ({ ok: false, resultJson: {}, error: `executor error: ${String(error)}` }));
+      // Read at once: a session that ended on its own before a shutdown abort is not interrupted.
+      const interrupted = controller.signal.aborted;
+      launchEnded();
       await transcript.flush();
       // Nothing started: the run ended before its session could (cancelled, or settled by a new owner), and whoever ended it ended its wakeup.
       if (result.started === false) return { ranSession: false, retryAt: null };
-      // Read at once: a session that ended on its own before a shutdown abort is not interrupted.
-      const interrupted = controller.signal.aborted;
       const recorded: RunResult = {
         ok: result.ok && !interrupted,
         resultJson: result.resultJson,
@@ -136,6 +140,7 @@ export class RunPipeline {
       const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, { ...run, status: 'running', started_at: startedAt }, recorded, clock.now(), fence);
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
+      launchEnded();
       this.inFlight.delete(run.id);
     }
   }

@@ -24,8 +24,8 @@ export interface PipelineContext {
   stopLeftoverSessions: StopLeftoverSessions;
   /** Jitter source for backoff; seeded in simulations. */
   random: () => number;
-  /** The base URL agents call back on, e.g. http://127.0.0.1:7700. */
-  apiUrl: () => string;
+  /** The base URL agents call back on, e.g. http://127.0.0.1:7700: known once the server listens (OFFICE_PORT=0 picks the port then). */
+  apiUrl: () => string | Promise<string>;
   /** Work that follows a finished run inside its transaction: summaries, agent actions, guards. */
   afterRun: (tx: Tx, finished: FinishedRun, now: number) => Promise<void>;
   /** An agent's status changed inside the pipeline (budget pause, loop guard): its actor must hear. */

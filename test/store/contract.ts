@@ -926,10 +926,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write(async (tx) => {
           await tx.projects.insert(project);
           for (const b of [onAgent, onWorkspace]) await tx.budgets.insert(b);
-          const cost = { workspace_id: workspace.id, project_id: project.id, agent_id: agent.id, run_id: 'run_1' };
-          await tx.budgets.recordCost({ ...cost, cost_usd: 2, created_at: now - 1 });
-          await tx.budgets.recordCost({ ...cost, cost_usd: 3, created_at: now });
-          await tx.budgets.recordCost({ ...cost, cost_usd: 4, created_at: now + 1 });
+          const cost = { workspace_id: workspace.id, project_id: project.id, agent_id: agent.id };
+          await tx.budgets.recordCost({ ...cost, run_id: 'run_1', cost_usd: 2, created_at: now - 1 });
+          await tx.budgets.recordCost({ ...cost, run_id: 'run_2', cost_usd: 3, created_at: now });
+          await tx.budgets.recordCost({ ...cost, run_id: 'run_3', cost_usd: 4, created_at: now + 1 });
         });
         expect(await read((tx) => tx.budgets.spend('agent', agent.id, now))).toBe(7);
         expect(await read((tx) => tx.budgets.spend('project', project.id, now - 1))).toBe(9);

@@ -182,15 +182,16 @@ async function heldElsewhere(ctx: AppContext, tx: Tx, agentIds: string[]): Promi
  * What explain needs of the actor of an agent that does not run here (another replica holds it, or
  * none does): its state from the snapshot its holder stored, and from the rows, which are current
  * where a stored snapshot lags its actor: the cooldown (last_wakeup_finished_at + cooldown_sec, as a
- * restored actor rebuilds it), the sessions running (the agent's running runs) and its concurrency.
+ * restored actor rebuilds it), the sessions running (the agent's queued and running runs) and its concurrency.
  */
 export async function actorFromRows(ctx: AppContext, tx: Tx, agent: Agent) {
   const elsewhere = (await heldElsewhere(ctx, tx, [agent.id])).get(agent.id);
   const cooldownUntil = cooldownFromRows(agent, ctx.clock.now());
-  const running = await tx.runs.list({ agent_id: agent.id, status: 'running' });
+  // A queued run holds a slot as a running one does: its session is starting.
+  const open = [...await tx.runs.list({ agent_id: agent.id, status: 'queued' }), ...await tx.runs.list({ agent_id: agent.id, status: 'running' })];
   return {
     ...remoteActorView(agent, elsewhere?.snapshot),
-    running: running.length,
+    running: open.length,
     max_concurrent_sessions: agent.max_concurrent_sessions,
     cooldown_until: cooldownUntil === null ? null : new Date(cooldownUntil).toISOString(),
     replica: elsewhere?.replica ?? null,
