@@ -68,6 +68,8 @@ export function planTicks(routine: Pick<Routine, 'catch_up_policy' | 'catch_up_m
 }
 
 export class TriggerSupervisor implements RoutineChangeListener {
+  /** Set by stop(): no actor starts after it. */
+  private stopped = false;
   private readonly actors = new Map<string, Actor<TriggerMachine>>();
   private readonly routineIds = new Map<string, string>();
   /** The assignee of each trigger's routine, as of the actor's start: whose lease the actor follows. */
@@ -206,6 +208,8 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   async stop(): Promise<void> {
+    // From here a refresh or a reconcile that lands late (a change heard during shutdown) starts nothing.
+    this.stopped = true;
     await this.flush();
     for (const id of [...this.actors.keys()]) this.actors.get(id)!.stop();
     this.actors.clear();
@@ -216,6 +220,10 @@ export class TriggerSupervisor implements RoutineChangeListener {
   }
 
   private start(trigger: RoutineTrigger, routine: Routine, snapshot: unknown): void {
+    if (this.stopped) {
+      this.deps.log.info({ trigger_id: trigger.id, routine_id: routine.id }, 'not starting a trigger actor: this replica is stopping; the next boot or holder starts it');
+      return;
+    }
     const machine = this.machine;
     const input = { triggerId: trigger.id, nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) };
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
