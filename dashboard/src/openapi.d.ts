@@ -1810,6 +1810,8 @@ export interface components {
              * @description Its last heartbeat, which renewed its agent leases.
              */
             heartbeat_at: string;
+            /** @description When its registration and leases run out unless it heartbeats again (it heartbeats three times a lease); null with SQLite, whose one process holds the database as long as it runs. */
+            expires_at: string | null;
             /** @description Agents whose unexpired lease it holds. */
             agents_owned: number;
         };
@@ -5397,6 +5399,7 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
+                workspace_id?: string;
                 agent_id?: string;
                 task_id?: string;
                 wakeup_id?: string;

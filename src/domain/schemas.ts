@@ -131,6 +131,7 @@ export const WakeupListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 export const RunListQuery = z.strictObject({
+  workspace_id: Id.optional(),
   agent_id: Id.optional(),
   task_id: Id.optional(),
   wakeup_id: Id.optional(),

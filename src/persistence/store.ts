@@ -421,6 +421,7 @@ export interface WakeupRepo {
 }
 
 export interface RunFilter {
+  workspace_id?: string | undefined;
   agent_id?: string | undefined;
   /** Runs done on this token's behalf (API.md, "Audit"). */
   on_behalf_of?: string | undefined;
