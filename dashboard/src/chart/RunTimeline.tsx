@@ -5,7 +5,7 @@
  */
 import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from 'recharts';
 import type { NameType, ValueType } from 'recharts/types/component/DefaultTooltipContent';
-import { elapsed, formatTime, shortId } from '../format';
+import { browserZone, elapsed, formatTime, shortId } from '../format';
 import { query, useApi } from '../hooks';
 import { navigate } from '../router';
 import type { RunStatus } from '../../../src/domain/types.js';
@@ -45,6 +45,7 @@ export function RunTimeline(props: { workspaceId: string; agentId: string }) {
         </BarChart>
       </ResponsiveContainer>
       <figcaption className="legend">
+        <span className="hint">times in {browserZone()} (your time)</span>
         {Object.entries(RUN_COLORS).map(([status, color]) => <span key={status}><i style={{ background: color }} />{status}</span>)}
       </figcaption>
     </figure>
