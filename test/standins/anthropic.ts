@@ -29,24 +29,7 @@ export function startAnthropicStandin(): Promise<Standin> {
 function answer(exchange: Exchange, id: string, model: string): void {
   const { res } = exchange;
   const reply = exchange.nextReply();
-  if (reply.kind === 'rate_limit') {
-    const reset = String(epochIn(reply.resetInSec));
-    // What a subscription's five-hour limit answers: Claude Code reads these into its rate_limit_event.
-    return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'This request would exceed your rate limit.' } }, {
-      'anthropic-ratelimit-unified-status': 'rejected',
-      'anthropic-ratelimit-unified-reset': reset,
-      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
-      'anthropic-ratelimit-unified-5h-status': 'rejected',
-      'anthropic-ratelimit-unified-5h-reset': reset,
-      'anthropic-ratelimit-unified-5h-utilization': '1.0',
-      'anthropic-ratelimit-unified-overage-status': 'rejected',
-      'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
-      'retry-after': String(reply.resetInSec),
-      // Without it the client retries the 429 itself, ten times.
-      'x-should-retry': 'false',
-      'request-id': 'req_standin',
-    });
-  }
+  if (reply.kind === 'rate_limit') return rateLimited(exchange, reply.resetInSec);
   startEventStream(res, { 'request-id': 'req_standin' });
   const event = (type: string, data: Record<string, unknown>) => sendEvent(res, { type, ...data }, type);
   event('message_start', {
@@ -66,6 +49,41 @@ function answer(exchange: Exchange, id: string, model: string): void {
   event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: reply.text ?? DEFAULT_TEXT } });
   event('content_block_stop', { index: 0 });
   finish(res, event, 'end_turn');
+}
+
+/**
+ * A 429 `rate_limit_error`. A subscription (an OAuth bearer token) is told which of its limits it hit
+ * and when that resets, in the `anthropic-ratelimit-unified-*` headers that Claude Code turns into its
+ * rate_limit_event and its "You've hit your 5-hour limit · resets …" text; an API key gets the
+ * request limit's headers, which name no reset Claude Code passes on.
+ */
+function rateLimited(exchange: Exchange, resetInSec: number): void {
+  const { req, res } = exchange;
+  const reset = epochIn(resetInSec);
+  const subscription = typeof req.headers.authorization === 'string' && !req.headers['x-api-key'];
+  const limitHeaders: Record<string, string> = subscription
+    ? {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(reset),
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'anthropic-ratelimit-unified-5h-status': 'rejected',
+      'anthropic-ratelimit-unified-5h-reset': String(reset),
+      'anthropic-ratelimit-unified-5h-utilization': '1.0',
+      'anthropic-ratelimit-unified-overage-status': 'rejected',
+      'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
+    }
+    : {
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': new Date(reset * 1000).toISOString(),
+    };
+  sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'This request would exceed your rate limit.' } }, {
+    ...limitHeaders,
+    'retry-after': String(resetInSec),
+    // Without it the client retries the 429 itself, ten times over minutes.
+    'x-should-retry': 'false',
+    'request-id': 'req_standin',
+  });
 }
 
 function finish(res: ServerResponse, event: (type: string, data: Record<string, unknown>) => void, stopReason: string): void {

@@ -55,7 +55,7 @@ function answer(exchange: Exchange, responseId: string, streamed: boolean, model
   }
   startEventStream(res);
   if (reply.kind === 'stall') {
-    sendEvent(res, chunk([{ text: 'Working' }]));
+    sendEvent(res, chunk([{ text: 'Hello' }]));
     return;
   }
   sendEvent(res, chunk(parts, 'STOP'));
