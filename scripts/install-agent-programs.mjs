@@ -17,7 +17,8 @@ const PINS = join(ROOT, 'scripts', 'agent-programs.json');
 const DIR = resolve(ROOT, process.env.OFFICE_AGENT_PROGRAMS_DIR ?? '.agent-programs');
 
 const pins = JSON.parse(readFileSync(PINS, 'utf8'));
-const npm = (args, options = {}) => execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], ...options }).trim();
+// With stdio inherited (the install, so that its progress shows) execFileSync returns null, not the output.
+const npm = (args, options = {}) => (execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], ...options }) ?? '').trim();
 
 if (process.argv.includes('--latest')) {
   for (const [kind, pin] of Object.entries(pins)) {
