@@ -62,6 +62,7 @@ const ConfigSchema = z.object({
   }).default([]),
   OFFICE_QUOTA_RELEASE_SPREAD_SEC: z.coerce.number().min(0).max(3600).default(30),
   OFFICE_TRANSCRIPT_MAX_BYTES: integer(1024, 256 * 1024 * 1024).default(1024 * 1024),
+  OFFICE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   OFFICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OFFICE_INSPECT: optionalString,
 });
@@ -106,6 +107,8 @@ export interface Config {
   /** The host's IANA time zone: a limit message's clock time with no zone ("try again at 3:35 AM") is read in it. */
   hostTimeZone: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How log lines look: one JSON object each (for a log collector), or lines for a person; unset: pretty on a terminal, JSON otherwise. */
+  logFormat: 'pretty' | 'json' | undefined;
   inspectUrl: string | undefined;
 }
 
@@ -154,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // The zone the host's clock shows (Node reads TZ into it).
     hostTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
     logLevel: c.OFFICE_LOG_LEVEL,
+    logFormat: c.OFFICE_LOG_FORMAT,
     inspectUrl: c.OFFICE_INSPECT,
   };
 }

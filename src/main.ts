@@ -3,7 +3,7 @@
  * serves the API and dashboard. SIGTERM/SIGINT stop it cleanly.
  */
 import { createWebSocketInspector } from '@statelyai/inspect';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseLockedError } from './persistence/sqlite/lock.js';
 import { createScheduler } from './scheduler.js';
 
@@ -23,6 +23,7 @@ async function main() {
   const scheduler = await createScheduler({ config, ...(inspector ? { inspect: (event) => inspector.inspect.next?.(event) } : {}) });
   const { url } = await scheduler.start();
   process.stdout.write(`Office Scheduler listening on ${url} (database ${config.databaseUrl ? 'PostgreSQL' : config.dbPath})\n`);
+  if (process.stdout.isTTY) process.stdout.write(startSummary(url, config));
   if (inspector) process.stdout.write(`Actor inspection on: sending to ${config.inspectUrl}\n`);
 
   let stopping = false;
@@ -43,6 +44,20 @@ async function main() {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** What a person at a terminal wants first: where the dashboard is, what it stores in, and who this replica is. */
+function startSummary(url: string | null, config: Config): string {
+  const database = config.databaseUrl ? `PostgreSQL, as replica ${config.replicaId}` : `SQLite at ${config.dbPath}`;
+  const token = config.apiToken ? 'sign in with OFFICE_API_TOKEN' : 'no API token: this machine only';
+  return [
+    '',
+    `  Dashboard  ${url ?? '(not listening)'}/`,
+    `  Database   ${database}`,
+    `  Access     ${token}`,
+    '  Stop       Ctrl-C (running sessions get OFFICE_SHUTDOWN_GRACE_MS to finish)',
+    '',
+  ].join('\n') + '\n';
 }
 
 main().catch((error) => {

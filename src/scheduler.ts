@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { InspectionEvent } from 'xstate';
 import { createAfterRun } from './dispatch/afterRun.js';
 import { RunPipeline } from './dispatch/pipeline.js';
@@ -73,9 +74,12 @@ export interface Scheduler {
  * The scheduler's logger. An executor's secrets (its env, an HTTP agent's headers) are redacted on
  * every line that carries one, whichever module logs it.
  */
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat'>>, destination?: pino.DestinationStream): Logger {
   const options = { level: config.logLevel, base: { service: 'office-scheduler' }, redact: { paths: [...SECRET_LOG_PATHS], censor: SECRET_MASK } };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  // A person at a terminal reads lines; a log collector (no terminal, or OFFICE_LOG_FORMAT=json) reads JSON.
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === undefined && process.stdout.isTTY === true);
+  return pretty ? pino(options, pinoPretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss', singleLine: true })) : pino(options);
 }
 
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {

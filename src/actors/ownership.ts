@@ -53,7 +53,7 @@ export class AgentOwnership {
       max = max === null ? epoch : Math.max(max, epoch);
     }
     this.deps.log.info({ owner: this.owner, agents: leases.length, epoch_min: min, epoch_max: max },
-      'took over every agent: leases of earlier owners are fenced out');
+      leases.length === 0 ? 'no agents yet: this process owns every agent it creates' : `took over the ${leases.length} agent${leases.length === 1 ? '' : 's'} of this database; whatever an earlier process left is fenced out`);
     return leases;
   }
 

@@ -11,8 +11,8 @@ import { buildContinuationSummary, routineSummaryScope } from '../domain/summary
 import { TASK_STATES, type Run } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
+import { raiseInboxItem } from '../services/inbox.js';
 import { ServiceError } from '../services/errors.js';
-import { newId } from '../services/ids.js';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import type { TaskService } from '../services/tasks.js';
 import type { WakeupService } from '../services/wakeups.js';
@@ -161,10 +161,10 @@ async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressed: bool
   if (!agent || agent.status === 'paused') return;
   const reason = `paused by the loop detector: ${limit} runs in a row on task ${run.task_id} changed nothing`;
   await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
-  await tx.inbox.insert({
-    id: newId('inb'), workspace_id: run.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused`, body: reason,
-    agent_id: agent.id, task_id: run.task_id, ref_id: run.id, status: 'open', created_at: now,
-  });
+  await raiseInboxItem(tx, {
+    workspace_id: run.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused`, body: reason,
+    agent_id: agent.id, task_id: run.task_id, ref_id: run.id,
+  }, now);
   await recordDecision(tx, deps.log, {
     workspace_id: run.workspace_id, code: 'agent_loop_paused', agent_id: agent.id, task_id: run.task_id, run_id: run.id, ...provenanceOf(run),
     message: reason, details: { runs: limit },

@@ -11,7 +11,7 @@ import { reportedCost, usageFromResult } from '../domain/agentPrograms.js';
 import type { Fence, RunEnding, Tx } from '../persistence/store.js';
 import type { SessionReport } from './launch.js';
 import { recordDecision } from '../services/activity.js';
-import { newId } from '../services/ids.js';
+import { raiseInboxItem } from '../services/inbox.js';
 import { decide } from './prepare.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -29,6 +29,8 @@ export interface RunResult {
   quotaKey?: string | null;
   /** The agent program's session the run was to resume. */
   resumedSessionId?: string | null;
+  /** The session could not start for how it is set up: it fails at once, with no retry, and a person is told. */
+  setupError?: string | undefined;
 }
 
 export interface FinishOutcome {
@@ -72,7 +74,30 @@ export async function finishRun(
     return { retryAt: null };
   }
   if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
+  if (result.setupError) {
+    await failForSetup(ctx, tx, wakeup, run, result.setupError, now);
+    return { retryAt: null };
+  }
   return handleWakeupFailure(ctx, tx, wakeup, run, result, now);
+}
+
+/**
+ * A setup error (the program not found or not executable, a missing working directory) is no
+ * passing failure: a retry in two minutes would fail the same way for hours. The wakeup fails at
+ * once, and the inbox says what is missing and where it was looked for.
+ */
+async function failForSetup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, setupError: string, now: number) {
+  const agent = await tx.agents.get(wakeup.agent_id);
+  const name = agent?.name ?? wakeup.agent_id;
+  await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: setupError });
+  await ctx.wakeups.settleRoutineRun(tx, wakeup, 'failed', now, true);
+  await raiseInboxItem(tx, {
+    workspace_id: wakeup.workspace_id, kind: 'agent.setup_error', title: `${name} cannot start: ${setupError.split(';')[0]}`,
+    body: `${setupError}.\nFix the agent's executor (PATCH /api/office/agents/${wakeup.agent_id}), then wake it again.`,
+    agent_id: wakeup.agent_id, task_id: wakeup.task_id, ref_id: run.id,
+  }, now);
+  await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_setup_error', `failed at once, not retried: ${setupError}`, now,
+    { executor_kind: run.executor_kind, error: setupError }, 'error');
 }
 
 /**
@@ -182,12 +207,11 @@ const failedOutcomeOf = (run: Run) => (run.status === 'interrupted' ? 'interrupt
 async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, run: Run, errorText: string, retryCount: number, now: number) {
   await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
   await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
-  await tx.inbox.insert({
-    id: newId('inb'), workspace_id: wakeup.workspace_id, kind: 'agent.error',
+  await raiseInboxItem(tx, {
+    workspace_id: wakeup.workspace_id, kind: 'agent.error',
     title: `${agent.name} failed after ${retryCount} retries`,
     body: errorText.slice(-4000), agent_id: wakeup.agent_id, task_id: wakeup.task_id, ref_id: run.id,
-    status: 'open', created_at: now,
-  });
+  }, now);
   const coordinator = await tx.agents.coordinatorOf(wakeup.workspace_id);
   // A coordinator is not woken about its own failure: that would loop on a broken coordinator.
   const notify = coordinator && coordinator.id !== wakeup.agent_id ? coordinator : null;

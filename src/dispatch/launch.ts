@@ -93,6 +93,8 @@ export interface LaunchResult {
   report?: SessionReport;
   /** False when the session never started: `mayStart` said no. */
   started?: boolean;
+  /** The session could not start for how it is set up (a missing program, a missing cwd): a person must fix it, no retry helps. */
+  setupError?: string;
 }
 
 /** Starts one run's session through the executor its spec names. */

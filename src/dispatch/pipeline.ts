@@ -134,6 +134,7 @@ export class RunPipeline {
         report: 'report' in result ? result.report : undefined,
         quotaKey: prepared.quotaKey,
         resumedSessionId: prepared.resume?.sessionId ?? null,
+        setupError: 'setupError' in result ? result.setupError : undefined,
       };
       const startedAt = starting ? await starting : run.started_at;
       // The run's close follows its transcript: a reader of an ended run sees all it printed.

@@ -16,6 +16,7 @@ import { isIdleSkippable } from '../domain/wakeupSources.js';
 import { provenanceOf } from '../domain/provenance.js';
 import type { ClaimedWakeup, Fence, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
+import { raiseInboxItem } from '../services/inbox.js';
 import { newId, newSecret } from '../services/ids.js';
 import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
@@ -215,6 +216,7 @@ async function buildPromptFor(tx: Tx, claimed: ClaimedWakeup & { agent: Agent },
   const missed = wakes.map((w) => w.payload).find((p) => typeof p.missed_ticks === 'number' && p.missed_ticks > 0);
   const input = {
     agentName: agent.name,
+    agentId: agent.id,
     source: wakeup.source,
     reason: wakeup.reason,
     payload: wakeup.payload,
@@ -282,6 +284,11 @@ async function checkBudgets(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent:
 async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, standing: BudgetStanding, now: number) {
   const reason = `${standing.budget.scope} budget exceeded: ${standing.spent.toFixed(2)} of ${standing.budget.limit_usd} USD (${standing.budget.period})`;
   await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
+  // Nothing stops silently: the person who set the budget sees the pause, and resumes the agent when they choose.
+  await raiseInboxItem(tx, {
+    workspace_id: agent.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused by its budget`, body: reason,
+    agent_id: agent.id, task_id: wakeup.task_id, ref_id: standing.budget.id,
+  }, now);
   if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   await decide(ctx, tx, wakeup, 'wakeup_budget_blocked', `skipped and agent paused: ${reason}`, now, {
     budget_id: standing.budget.id, spent_usd: standing.spent, limit_usd: standing.budget.limit_usd,

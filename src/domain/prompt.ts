@@ -8,6 +8,8 @@ import type { Comment, Task } from './types.js';
 
 export interface PromptInput {
   agentName: string;
+  /** The agent's id, which its wakes of itself name. */
+  agentId: string;
   source: string;
   reason: string;
   payload: Record<string, unknown>;
@@ -42,6 +44,7 @@ function freshSections(input: PromptInput, summary: string): string[] {
     wakesSection(input.wakes),
     input.missedTicks ? missedTicksLine(input.missedTicks) : '',
     commentsSection('Comments', input.comments),
+    actingSection(input),
   ];
 }
 
@@ -52,6 +55,24 @@ function resumeSections(input: PromptInput): string[] {
     commentsSection('New comments', input.comments),
     input.task ? `Task state is now ${input.task.state}.` : '',
   ];
+}
+
+/**
+ * How the agent acts on the office (API.md, "Run token"): what its run token may do, with the paths
+ * filled in, and the actions its last JSON line may carry instead. A resumed session was told once.
+ */
+function actingSection(input: PromptInput): string {
+  const task = input.task?.id ?? '<task id>';
+  return [
+    '# Acting on the office',
+    'Call the API at $OFFICE_API_URL with the header `Authorization: Bearer $OFFICE_RUN_TOKEN` (both are in your environment; the token works while this run runs):',
+    `- comment: POST /api/office/tasks/${task}/comments {"body": "..."}`,
+    `- move your task: POST /api/office/tasks/${task}/move {"state": "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "BLOCKED"}`,
+    `- create a subtask: POST /api/office/tasks {"workspace_id": "$OFFICE_WORKSPACE_ID", "title": "...", "parent_id": "${task}", "assignee_agent_instance_id": "..."}`,
+    `- wake yourself later: POST /api/office/agents/${input.agentId}/wake {"reason": "..."}`,
+    '- read anything in this workspace with GET (not other agents\' runs).',
+    'Or end your output with one JSON line: {"summary": "...", "actions": [{"type": "comment", "task_id": "...", "body": "..."}, {"type": "move_task", "task_id": "...", "state": "DONE"}, {"type": "self_wake", "reason": "...", "delay_sec": 600}]}.',
+  ].join('\n');
 }
 
 function taskSection(task: NonNullable<PromptInput['task']>): string {

@@ -23,6 +23,8 @@ export interface Quota {
   warning: string | null;
   warned_at: number | null;
   updated_at: number;
+  /** The release this exhaustion was announced in the inbox for. */
+  announced_release_at?: number | null;
 }
 
 /** A quota exhausted now, as the claim reads it beside the wakeup. */

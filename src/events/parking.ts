@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../machines/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
-import { newId } from '../services/ids.js';
+import { raiseInboxItem } from '../services/inbox.js';
 import type { DomainEvent } from '../domain/events.js';
 
 export const PARKED_EVENT_INBOX_KIND = 'event.parked';
@@ -23,11 +23,11 @@ export function createEventParker(deps: { store: Store; clock: Clock; log: Logge
       return;
     }
     const title = `Event ${event.type} #${event.id} could not be delivered`;
-    await tx.inbox.insert({
-      id: newId('inb'), workspace_id: about.workspace_id, kind: PARKED_EVENT_INBOX_KIND, title,
+    await raiseInboxItem(tx, {
+      workspace_id: about.workspace_id, kind: PARKED_EVENT_INBOX_KIND, title,
       body: `${title}: its subscribers failed every retry. It is parked and will not be replayed.\nEvent: ${JSON.stringify(event.payload)}\nError: ${reason}`,
-      agent_id: about.agent_id, task_id: about.task_id, ref_id: String(event.id), status: 'open', created_at: now,
-    });
+      agent_id: about.agent_id, task_id: about.task_id, ref_id: String(event.id),
+    }, now);
     await recordDecision(tx, deps.log, {
       workspace_id: about.workspace_id, code: 'event_parked', agent_id: about.agent_id, task_id: about.task_id,
       message: `${title}; parked after its last retry: ${reason}`,

@@ -8,7 +8,7 @@ import { PROGRAM_NAMES, costOfUsage, roundUsd, usageSince, type Usage } from '..
 import type { AgentProgramSpec } from '../domain/executors.js';
 import type { ParsedSession, ProgramAdapter } from './adapters/types.js';
 import { failedResult, notStartedResult, okResult, timedOutResult } from './output.js';
-import { endingOf, runProcess, sessionEnvironment, type ProcessOutcome } from './process.js';
+import { endingOf, runProcess, sessionEnvironment, spawnFailedResult, type ProcessOutcome } from './process.js';
 import type { Executor, LaunchRequest, LaunchResult, ResumeRequest, SessionReport, SessionTotals } from './types.js';
 
 interface Attempt {
@@ -66,7 +66,7 @@ function resultOf(adapter: ProgramAdapter, spec: AgentProgramSpec, attempt: Atte
   const report = reportOf(adapter, spec, attempt, resumeRefused);
   const resultJson: Record<string, unknown> = session.finalText !== null ? { result: session.finalText } : {};
   if (outcome.notStarted) return notStartedResult(outcome.durationMs);
-  if (outcome.spawnError !== null) return { ...failedResult(outcome.spawnError, outcome.durationMs), report };
+  if (outcome.spawnError !== null) return { ...spawnFailedResult(outcome), report };
   const exit = { resultJson, exitCode: outcome.exitCode };
   if (outcome.timedOut) return { ...timedOutResult(outcome.durationMs, outcome.stderrTail, exit), report };
   if (outcome.watchdogError !== null) return { ...failedResult(outcome.watchdogError, outcome.durationMs, exit), report };

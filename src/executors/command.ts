@@ -4,7 +4,7 @@
  * programs the scheduler knows by name have their own (agentProgram.ts).
  */
 import { failedResult, notStartedResult, okResult, parseJsonObject, tail, timedOutResult } from './output.js';
-import { endingOf, runProcess, sessionEnvironment } from './process.js';
+import { endingOf, runProcess, sessionEnvironment, spawnFailedResult } from './process.js';
 import type { CommandExecutorSpec, Executor, TranscriptEvent } from './types.js';
 
 
@@ -20,7 +20,7 @@ export const commandExecutor: Executor<CommandExecutorSpec> = {
       request.onTranscript?.([event]);
     });
     if (outcome.notStarted) return notStartedResult(outcome.durationMs);
-    if (outcome.spawnError !== null) return failedResult(outcome.spawnError, outcome.durationMs);
+    if (outcome.spawnError !== null) return spawnFailedResult(outcome);
     const resultJson = lastJsonLine ?? { result: tail(outcome.stdoutTail) };
     const exit = { resultJson, exitCode: outcome.exitCode };
     if (outcome.timedOut) return timedOutResult(outcome.durationMs, outcome.stderrTail, exit);

@@ -5,11 +5,12 @@
  * caller's: the generic command reading (command.ts) or an agent program's adapter (agentProgram.ts).
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { agentEnvironment } from '../domain/agentEnvironment.js';
 import { LineSplitter } from './lines.js';
-import { TailBuffer, describeError, startStopwatch, tail, timeoutMs } from './output.js';
+import { TailBuffer, describeError, failedResult, startStopwatch, tail, timeoutMs } from './output.js';
 import { KILL_GRACE_MS, identify, killGroup } from './sessions.js';
-import type { LaunchRequest, OutputStream } from './types.js';
+import type { LaunchRequest, LaunchResult, OutputStream } from './types.js';
 
 /**
  * After the child exits, how long to wait for its stdio to close. A
@@ -91,6 +92,11 @@ export interface ProcessInvocation {
 export interface ProcessOutcome {
   /** It never ran: the program is missing, not executable, or its arguments are invalid. */
   spawnError: string | null;
+  /**
+   * It never ran because of how it is set up (the program not found or not executable, the working
+   * directory missing): no retry can help, a person must fix it. What is missing and where it was looked for.
+   */
+  setupError: string | null;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
@@ -113,12 +119,17 @@ export async function runProcess(
 ): Promise<ProcessOutcome> {
   const elapsed = startStopwatch();
   const outcome = (fields: Partial<ProcessOutcome>): ProcessOutcome => ({
-    spawnError: null, exitCode: null, signal: null, timedOut: false, aborted: false, watchdogError: null, notStarted: false,
+    spawnError: null, setupError: null, exitCode: null, signal: null, timedOut: false, aborted: false, watchdogError: null, notStarted: false,
     stdoutTail: '', stderrTail: '', durationMs: elapsed(), ...fields,
   });
   if (request.signal?.aborted) return outcome({ aborted: true });
   if (request.mayStart && !(await request.mayStart())) return outcome({ aborted: true, notStarted: true });
   if (request.signal?.aborted) return outcome({ aborted: true });
+  // A missing cwd fails the spawn with ENOENT, as a missing program does: tell the two apart first.
+  if (invocation.cwd !== undefined && !existsSync(invocation.cwd)) {
+    const setupError = `the working directory '${invocation.cwd}' does not exist (the executor's cwd)`;
+    return outcome({ spawnError: setupError, setupError });
+  }
   const where = invocation.cwd !== undefined ? ` (command '${invocation.command}', cwd '${invocation.cwd}')` : ` (command '${invocation.command}')`;
 
   return new Promise<ProcessOutcome>((resolve) => {
@@ -209,7 +220,7 @@ export async function runProcess(
       // After a successful spawn, errors (e.g. a failed kill) do not end the run; 'close' does.
       if (spawned) return;
       watchdog?.kill('SIGKILL');
-      finish(outcome({ spawnError: `${describeError(error)}${where}` }));
+      finish(outcome({ spawnError: `${describeError(error)}${where}`, setupError: setupErrorOf(error, invocation) }));
     });
 
     child.once('exit', () => {
@@ -241,6 +252,26 @@ export async function runProcess(
     }
     request.signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** A spawn that failed for how the session is set up, said for a person: what is missing, and where it was looked for. */
+function setupErrorOf(error: unknown, invocation: ProcessInvocation): string | null {
+  const code = (error as NodeJS.ErrnoException).code;
+  const { command } = invocation;
+  if (code === 'ENOENT') {
+    if (command.includes('/')) return `the program '${command}' does not exist`;
+    return `the program '${command}' was not found on the session's PATH (${invocation.env.PATH ?? 'PATH is not set'}); install it, or name it by its full path in the executor's command`;
+  }
+  if (code === 'EACCES') return `the program '${command}' is not executable (check its permissions)`;
+  if (code === 'ENOTDIR') return `a directory in the path of '${command}' or of the working directory is a file`;
+  return null;
+}
+
+/** A session that never ran: its error, and whether it is one of setup. */
+export function spawnFailedResult(outcome: ProcessOutcome): LaunchResult {
+  const said = outcome.setupError !== null && outcome.spawnError !== outcome.setupError ? `${outcome.setupError} (${outcome.spawnError})` : outcome.setupError;
+  const result = failedResult(said ?? outcome.spawnError ?? 'the session could not start', outcome.durationMs);
+  return outcome.setupError !== null ? { ...result, setupError: outcome.setupError } : result;
 }
 
 /** Why a session that did not succeed ended, when its output says nothing better. */

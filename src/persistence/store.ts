@@ -133,6 +133,11 @@ export interface QuotaRepo {
    * one statement; undefined when it is not (released, or never exhausted).
    */
   holdSlot(key: string, at: number): Promise<{ slot: number; release_at: number; sharing: number; exhausted_until: number; kind: string } | undefined>;
+  /**
+   * Whether this exhaustion is news: true once per exhaustion (its first call while the quota is
+   * exhausted, or the first after an earlier release passed), in one guarded statement.
+   */
+  announce(key: string, at: number): Promise<boolean>;
   /** Records that a limit is near (not a failure). */
   warn(key: string, kind: string, warning: string, at: number): Promise<void>;
   get(key: string): Promise<Quota | undefined>;

@@ -118,6 +118,7 @@ export const ROUTINE_DELIVERIES = table<PendingDelivery>()('routine_deliveries',
 
 export const QUOTAS = table<Quota>()('agent_quotas', [
   'key', 'kind', 'exhausted_until', 'release_at', 'reason', 'exhausted_by_run_id', 'holds', 'sharing', 'warning', 'warned_at', 'updated_at',
+  'announced_release_at',
 ], {}, 'key');
 
 export const API_TOKENS = table<ApiToken>()('api_tokens', ['id', 'name', 'role', 'token_hash', 'created_at', 'revoked_at']);

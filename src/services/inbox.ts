@@ -1,14 +1,25 @@
-/** A person marks an inbox item (an agent's error) as seen and dealt with. */
+/** The inbox: what a person must see (an agent's error, a pause, a setup error, an approval), and marking it dealt with. */
 import type { Logger } from 'pino';
 import type { ActorFields } from '../domain/governance.js';
 import { manualResolveRefusal } from '../domain/inbox.js';
 import type { InboxItem } from '../domain/types.js';
 import type { Clock } from '../machines/clock.js';
-import type { Store } from '../persistence/store.js';
+import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, notFound } from './errors.js';
+import { newId } from './ids.js';
 
-/** `by`: the person resolving it, whom the activity entry names. */
+/** What an inbox item says: everything but its id, its state and its time, which every item gets the same way. */
+export type InboxNotice = Omit<InboxItem, 'id' | 'status' | 'created_at'>;
+
+/** Puts an open item in the inbox, in the transaction of what it is about. */
+export async function raiseInboxItem(tx: Tx, notice: InboxNotice, now: number): Promise<InboxItem> {
+  const item: InboxItem = { id: newId('inb'), ...notice, status: 'open', created_at: now };
+  await tx.inbox.insert(item);
+  return item;
+}
+
+/** A person marks an item as seen and dealt with; `by`: the person, whom the activity entry names. */
 export function resolveInboxItem(deps: { store: Store; clock: Clock; log: Logger }, id: string, by: ActorFields): Promise<InboxItem> {
   return deps.store.transaction(async (tx) => {
     const item = await tx.inbox.get(id);

@@ -10,6 +10,7 @@ import type { Quota } from '../domain/quotas.js';
 import type { Run } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import type { ServiceDeps } from './deps.js';
+import { raiseInboxItem } from './inbox.js';
 
 export interface QuotaView extends Pick<Quota, 'key' | 'kind' | 'exhausted_until' | 'release_at' | 'reason' | 'warning' | 'warned_at'> {
   /** The agents whose executors have this key. */
@@ -52,8 +53,17 @@ export class QuotaService {
       key: e.key, kind, exhausted_until: e.resetAt, release_at: e.releaseAt, reason: firstLine(e.reason), run_id: e.run.id,
       sharing: Math.max(1, sharing), at: now,
     });
+    const title = PROGRAM_NAMES[kind as keyof typeof PROGRAM_NAMES]?.title ?? kind;
     this.deps.log.warn({ quota_key: e.key, kind, exhausted_until: new Date(e.resetAt).toISOString(), agents_sharing: sharing, run_id: e.run.id },
-      `the ${PROGRAM_NAMES[kind as keyof typeof PROGRAM_NAMES]?.title ?? kind} quota is exhausted until its reset; its agents wait for it with no retry spent`);
+      `the ${title} quota is exhausted until its reset; its agents wait for it with no retry spent`);
+    if (await tx.quotas.announce(e.key, now)) {
+      // Nothing stops silently: a person sees why a subscription's agents all wait, and until when.
+      await raiseInboxItem(tx, {
+        workspace_id: e.run.workspace_id, kind: 'quota.exhausted', title: `The ${title} quota is exhausted until ${new Date(e.resetAt).toISOString()}`,
+        body: `${firstLine(e.reason)}\nThe ${sharing} agent${sharing === 1 ? '' : 's'} on this credential (${e.key}) wait for the reset with no retry spent, then start a few seconds apart.`,
+        agent_id: e.run.agent_id, task_id: e.run.task_id, ref_id: e.key,
+      }, now);
+    }
   };
 
   /** The quotas exhausted at `now` (all quotas with a record, with `all`), with the agents on each. */

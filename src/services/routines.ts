@@ -21,6 +21,7 @@ import {
   BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, ownerRefusal, type ActorFields, type ApiToken,
 } from '../domain/governance.js';
 import { recordDecision } from './activity.js';
+import { raiseInboxItem } from './inbox.js';
 import type { ServiceDeps } from './deps.js';
 import { ServiceError, conflict, invalid, notFound } from './errors.js';
 import { newId, newSecret } from './ids.js';
@@ -737,6 +738,11 @@ export class RoutineService implements AgentRoutines {
   private async countFailures(tx: Tx, routine: Routine, outcome: string, now: number, provenance: Provenance) {
     const counted = await tx.routines.countOutcome(routine.id, outcome === 'succeeded', now, AUTO_PAUSE_REASON);
     if (!counted?.paused) return;
+    await raiseInboxItem(tx, {
+      workspace_id: routine.workspace_id, kind: 'routine.paused', title: `Routine '${routine.name}' paused itself`,
+      body: `${counted.paused_reason}. Resume it (PATCH status "active") once the cause is fixed.`,
+      agent_id: routine.assignee_agent_instance_id, task_id: null, ref_id: routine.id,
+    }, now);
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: 'routine_auto_paused', routine_id: routine.id, ...provenance,
       agent_id: routine.assignee_agent_instance_id, message: counted.paused_reason!, details: { consecutive_failures: counted.consecutive_failures },

@@ -6,7 +6,7 @@
  * wherever it runs: here, or on the replica holding the agent (the stop is relayed to it).
  */
 import type { Logger } from 'pino';
-import { actorFieldsOf, type ActorFields, type Principal } from '../domain/governance.js';
+import { BOOTSTRAP_ADMIN_ID, actorFieldsOf, type ActorFields, type Principal } from '../domain/governance.js';
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
@@ -36,7 +36,7 @@ export class RunCancelService {
       const permission = mayCancelRun(principal, run, await this.routineOf(tx, run));
       if (!permission.allowed) throw forbidden(permission.reason);
       if (!isOpen(run)) throw alreadyEnded(run);
-      const by = principal.kind === 'user' ? `token ${principal.tokenId}` : `agent ${principal.agentId}`;
+      const by = whoCancels(principal);
       const stopped = await this.stopIn(tx, run, { by, actor: actorFieldsOf(principal), reason, cancelReason: RUN_CANCELLED_REASON });
       if (!stopped) throw alreadyEnded((await tx.runs.get(run.id))!);
       return stopped;
@@ -115,6 +115,12 @@ export class RunCancelService {
     const routineId = routineRun?.routine_id ?? run.routine_id;
     return routineId ? (await tx.routines.get(routineId)) ?? null : null;
   }
+}
+
+/** Who stopped a run, as its error and the activity say it: the admin (the bootstrap token, or no token at all), a named token, an agent. */
+function whoCancels(principal: Principal): string {
+  if (principal.kind !== 'user') return `agent ${principal.agentId}`;
+  return principal.tokenId === BOOTSTRAP_ADMIN_ID ? 'the admin' : `token ${principal.tokenId}`;
 }
 
 /** A run not ended yet: running, or queued (claimed, its session about to start, which the cancel then keeps from starting). */

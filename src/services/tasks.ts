@@ -7,6 +7,7 @@ import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
+import { raiseInboxItem } from './inbox.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
@@ -175,11 +176,10 @@ export class TaskService {
     };
     const { approval, created } = await tx.approvals.insertPending(asked);
     if (!created) return false;
-    await tx.inbox.insert({
-      id: newId('inb'), workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
+    await raiseInboxItem(tx, {
+      workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
       body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
-      status: 'open', created_at: now,
-    });
+    }, now);
     tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
     return true;
   }
@@ -236,10 +236,10 @@ export class TaskService {
       if (!stored.created) {
         throw conflict(`task '${approval.task_id}' already waits on approval '${stored.approval.id}'; resolve it first (POST /api/office/approvals/${stored.approval.id}/resolve)`);
       }
-      await tx.inbox.insert({
-        id: newId('inb'), workspace_id: approval.workspace_id, kind: 'approval', title: approval.title, body: '',
-        agent_id: requester.id, task_id: approval.task_id, ref_id: approval.id, status: 'open', created_at: now,
-      });
+      await raiseInboxItem(tx, {
+        workspace_id: approval.workspace_id, kind: 'approval', title: approval.title, body: '',
+        agent_id: requester.id, task_id: approval.task_id, ref_id: approval.id,
+      }, now);
       tx.emit('approval.created', { approval_id: approval.id, task_id: approval.task_id, requested_by_agent_id: requester.id });
       return approval;
     });

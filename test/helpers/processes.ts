@@ -22,3 +22,22 @@ export async function killServer(server: { proc: ChildProcess; exited: Promise<u
   if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
   await server.exited;
 }
+
+/**
+ * Pids of live processes whose environment holds `name=value`: a session's processes carry its
+ * run's OFFICE_RUN_ID, whatever the program named itself and whatever it started.
+ */
+export function pidsWithEnv(name: string, value: string): number[] {
+  if (!existsSync('/proc/self/environ')) return [];
+  const wanted = `${name}=${value}`;
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(wanted)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}

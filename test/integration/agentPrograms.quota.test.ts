@@ -65,6 +65,10 @@ describe('a shared quota', () => {
     expect(await listRuns({ agent_id: second })).toEqual([]);
     expect((await get(`/api/office/agents/${second}`)).actor.quota_held_until).toBe(new Date(secondStartsAt).toISOString());
 
+    // Nothing stops silently: one inbox item for the exhaustion, however many agents it holds.
+    const announced = (await get(`/api/office/inbox?workspace_id=${ws}&status=open`)).filter((i: any) => i.kind === 'quota.exhausted');
+    expect(announced).toEqual([expect.objectContaining({ ref_id: 'claude_code:default', title: `The Claude Code quota is exhausted until ${new Date(reset).toISOString()}` })]);
+
     // Another subscription is another quota.
     await call('POST', `/api/office/agents/${other}/wake`, { reason: 'work' }, 202);
     await waitForRun({ agent_id: other }, 'succeeded', 'the agent on another credential');

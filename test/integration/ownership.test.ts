@@ -118,7 +118,7 @@ describe('a claim by a process that no longer holds the agent', () => {
       functions: new Map([['work', async () => { calls++; return { ok: true, resultJson: {} }; }]]),
     });
     const { url } = await scheduler.start();
-    const boot = lines.find((line) => line.msg === 'took over every agent: leases of earlier owners are fenced out')!;
+    const boot = lines.find((line) => line.msg === 'no agents yet: this process owns every agent it creates')!;
     expect(boot).toMatchObject({ agents: 0, epoch_min: null, epoch_max: null });
     const owner = boot.owner as string;
 

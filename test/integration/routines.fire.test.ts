@@ -635,6 +635,9 @@ describe('failure stops rather than retries forever', () => {
     expect(failed).toHaveLength(2);
     const activity = (await h.api('GET', `/api/office/activity?workspace_id=${workspaceId}&code=routine_auto_paused`)).body;
     expect(activity).toEqual([expect.objectContaining({ routine_id: routine.id, code: 'routine_auto_paused' })]);
+    // Nothing stops silently: the inbox says so too.
+    const inbox = (await h.api('GET', `/api/office/inbox?workspace_id=${workspaceId}&status=open`)).body;
+    expect(inbox.filter((i: any) => i.kind === 'routine.paused')).toEqual([expect.objectContaining({ ref_id: routine.id, title: "Routine 'Broken' paused itself" })]);
 
     await h.waitFor(() => h.scheduler.triggers.view(triggerId) === null, 'the trigger actor to stop');
     const settled = (await routineRuns(routine.id)).length;

@@ -53,7 +53,7 @@ describe('a person\'s cancel is final', () => {
     const { run } = await runningTask();
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong branch' });
     const wakeup = await get(`/api/office/wakeups/${run.wakeup_id}`);
-    expect(wakeup.explain).toMatch(/^cancelled: run cancelled by token admin: wrong branch; /);
+    expect(wakeup.explain).toMatch(/^cancelled: run cancelled by the admin: wrong branch; /);
   });
 
   it('a cancelled session\'s late result says it was stopped because its run was cancelled, not that the scheduler stopped', async () => {

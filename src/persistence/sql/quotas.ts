@@ -33,6 +33,12 @@ export class QuotasSql implements QuotaRepo {
     return row && { slot: Number(row.holds), release_at: Number(row.release_at), sharing: Number(row.sharing), exhausted_until: Number(row.exhausted_until), kind: row.kind };
   }
 
+  async announce(key: string, at: number) {
+    return (await this.sql.run(`UPDATE agent_quotas SET announced_release_at = release_at
+      WHERE key = @key AND release_at > ${this.dialect.cast('@at', 'bigint')}
+        AND (announced_release_at IS NULL OR announced_release_at <= ${this.dialect.cast('@at', 'bigint')})`, { key, at })).changes > 0;
+  }
+
   async warn(key: string, kind: string, warning: string, at: number) {
     await this.sql.run(`INSERT INTO agent_quotas (key, kind, warning, warned_at, updated_at) VALUES (@key, @kind, @warning, @at, @at)
       ON CONFLICT (key) DO UPDATE SET warning = excluded.warning, warned_at = excluded.warned_at, updated_at = excluded.updated_at`,

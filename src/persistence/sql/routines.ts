@@ -242,8 +242,11 @@ export abstract class RoutinesSql implements RoutineRepo {
        RETURNING active`, { scope, n, cap })) !== undefined;
   }
 
+  /** Locked in the one order every statement locks these counters in: the deployment's first, then the agents' (migration 0028). */
   private async lowerSlots(scopes: string[]): Promise<void> {
-    await this.sql.run(`UPDATE ${SLOTS} SET active = active - 1 WHERE scope IN (${this.dialect.jsonElements('?')})`, [scopes]);
+    await this.sql.run(`WITH locked AS (SELECT scope FROM ${SLOTS} WHERE scope IN (${this.dialect.jsonElements('@scopes')})
+         ORDER BY scope <> '${DEPLOYMENT_SCOPE}', scope${this.dialect.lock('update')})
+       UPDATE ${SLOTS} SET active = active - 1 WHERE scope IN (SELECT scope FROM locked)`, { scopes });
   }
 
   async activeRuns(routineId: string, fingerprint: string) {

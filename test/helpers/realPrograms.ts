@@ -1,0 +1,65 @@
+/**
+ * The real-program tests' side of test/standins/programs.ts: a describe block that runs only where
+ * the pinned program is installed (and fails in CI where it is not), the executor that runs it
+ * against its stand-in, and the look at a session's processes that a cancel or a timeout must end.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AgentProgramKind } from '../../src/domain/agentPrograms.js';
+import { findProgram, type ProgramSetup, type RealProgram } from '../standins/programs.js';
+import type { Harness } from './harness.js';
+import { pidsWithEnv } from './processes.js';
+
+/**
+ * `body` with the installed program. Where it is absent the block is skipped, its title saying why
+ * and how to install it; in CI (which installs it in .ci/run) an absent program is a failure.
+ */
+export function describeProgram(kind: AgentProgramKind, title: string, body: (program: RealProgram) => void): void {
+  const found = findProgram(kind);
+  if ('absent' in found) {
+    if (process.env.CI) {
+      describe(title, () => {
+        it('has the pinned program installed', () => {
+          throw new Error(`${found.absent}; CI installs it in .ci/run`);
+        });
+      });
+    } else {
+      console.warn(`${title}: skipped, ${found.absent}`);
+      describe.skip(`${title} [skipped: ${found.absent}]`, () => {
+        it('runs the real program', () => {});
+      });
+    }
+    return;
+  }
+  describe(`${title} (${found.package}@${found.version})`, () => body(found));
+}
+
+export interface ExecutorExtras {
+  args?: string[];
+  env?: Record<string, string>;
+  timeout_sec?: number;
+  prices?: Record<string, number>;
+}
+
+/** An executor of the program's kind that runs the installed program against its stand-in. */
+export function realExecutor(program: RealProgram, setup: ProgramSetup, extras: ExecutorExtras = {}): Record<string, unknown> {
+  return { kind: program.kind, command: program.command, model: setup.model, cwd: setup.cwd, ...extras, env: { ...setup.env, ...extras.env } };
+}
+
+/**
+ * The run's session processes, once some are running and the stand-in has been sent the request it
+ * stalls: the program is then waiting on its model, as a stalled session does.
+ */
+export async function stalledSession(h: Harness, setup: ProgramSetup, runId: string): Promise<number[]> {
+  await h.waitFor(() => setup.standin.turns().length > 0, 'the program to call its model', 30_000);
+  const pids = pidsWithEnv('OFFICE_RUN_ID', runId);
+  expect(pids.length, 'the session has processes to stop').toBeGreaterThan(0);
+  return pids;
+}
+
+/** Once no process of the run is left (the process group gets SIGTERM, then SIGKILL after the grace). */
+export function noProcessLeft(h: Harness, runId: string): Promise<true> {
+  return h.waitFor(() => pidsWithEnv('OFFICE_RUN_ID', runId).length === 0, `no process of run ${runId} to be left`, 10_000);
+}
+
+/** The JSON of every request the stand-in was sent during the model turns, for finding earlier turns in. */
+export const turnBodies = (setup: ProgramSetup): string[] => setup.standin.turns().map((turn) => JSON.stringify(turn.body));

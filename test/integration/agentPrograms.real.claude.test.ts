@@ -1,0 +1,120 @@
+/**
+ * The real Claude Code (the pinned @anthropic-ai/claude-code, installed by `npm run agents:install`)
+ * through the scheduler: the real server, real sessions, the claude_code executor with `command`
+ * pointing at the installed program and `env` pointing it at the Messages-API stand-in
+ * (test/standins/anthropic.ts). What a run records, a resumed session, a subscription's limit, a
+ * cancel and a timeout that leave no process behind, and the transcript.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { apiClient } from '../helpers/client.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { describeProgram, noProcessLeft, realExecutor, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
+import { setUpProgram, type Auth, type ProgramSetup } from '../standins/programs.js';
+
+let h: Harness | undefined;
+let setup: ProgramSetup | undefined;
+afterEach(async () => {
+  await h?.stop();
+  await setup?.close();
+  h = undefined;
+  setup = undefined;
+});
+
+const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = apiClient(() => h);
+
+const BUFFER_SEC = 1;
+/** A real program takes a second or two to start, more on a busy machine. */
+const RUN_MS = 60_000;
+
+describeProgram('claude_code', 'claude_code: the real Claude Code against a Messages-API stand-in', (program) => {
+  async function claudeAgent(auth: Auth = 'api_key', extras: ExecutorExtras = {}) {
+    h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(BUFFER_SEC) });
+    setup = await setUpProgram('claude_code', h.dir, auth);
+    const ws = await createWorkspace();
+    const agentId = await createAgent(ws, { name: 'Claude', executor: realExecutor(program, setup, extras) });
+    return { ws, agentId, setup };
+  }
+
+  it('GIVEN a task WHEN Claude Code runs a shell command and answers THEN the run records its own cost, its usage, its session id and the answer, and the transcript holds its events; WHEN a comment wakes it THEN the next run resumes the session and the model sees the earlier turns', async () => {
+    const { ws, agentId, setup } = await claudeAgent();
+    setup.standin.plan({ kind: 'tool', command: 'echo office-tool-ran' }, { kind: 'text', text: 'First answer: the tool ran.' });
+    const task = await post('/api/office/tasks', { workspace_id: ws, title: 'Check the build', description: 'BRIEF-5150', assignee_agent_instance_id: agentId });
+    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Claude Code run', RUN_MS);
+
+    // Two model calls (the tool call, then the answer), each 11 input + 7 cache reads + 3 cache writes, 6 output.
+    expect(first).toMatchObject({
+      executor_kind: 'claude_code', cost_note: null,
+      usage: { input_tokens: 42, cached_input_tokens: 14, output_tokens: 12 },
+      result_json: { result: 'First answer: the tool ran.' },
+    });
+    // Claude Code's own figure, from its price list: what it printed as total_cost_usd.
+    expect(first.cost_usd).toBeCloseTo(0.0003608, 9);
+    expect(first.cli_session_id).toMatch(/^[0-9a-f-]{36}$/);
+    const [toolCall, toolAnswer] = setup.standin.turns();
+    expect(JSON.stringify(toolCall!.body)).toContain('BRIEF-5150');
+    // The command really ran: its output came back to the model as the tool's result.
+    expect(JSON.stringify(toolAnswer!.body.messages.at(-1))).toMatch(/"tool_result".*office-tool-ran/);
+
+    const transcript = await get(`/api/office/runs/${first.id}/transcript`);
+    expect(transcript.truncated).toBe(false);
+    expect(transcript.events.map((e: any) => e.type)).toEqual(['system', 'tool_use', 'tool_result', 'assistant', 'result']);
+    expect(transcript.events[1].text).toContain('echo office-tool-ran');
+    expect(transcript.events[2].text).toBe('office-tool-ran');
+    expect(transcript.events.at(-1).text).toBe('First answer: the tool ran.');
+
+    setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
+    await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
+    const second = await h!.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
+    expect(second.assembled_prompt).toMatch(/^# Resume/);
+    expect(second.assembled_prompt).not.toContain('BRIEF-5150');
+    // The model was sent the whole conversation: the first run's prompt, its tool call and answer, then the comment.
+    const resumed = turnBodies(setup).at(-1)!;
+    for (const earlier of ['BRIEF-5150', 'echo office-tool-ran', 'First answer: the tool ran.', 'Also check the lexer']) expect(resumed).toContain(earlier);
+    // Claude Code's total_cost_usd is the session's running total: the run records its own share.
+    expect(second.cost_usd).toBeCloseTo(0.0001804, 9);
+    expect(second.cli_session_totals.cost_usd).toBeCloseTo(0.0005412, 9);
+  }, 2 * RUN_MS);
+
+  it('GIVEN a subscription WHEN the stand-in answers its five-hour limit THEN Claude Code\'s rate_limit_event gives the reset, the run fails as rate limited, its retry waits for the reset, and the quota is held', async () => {
+    const { ws, agentId, setup } = await claudeAgent('subscription');
+    setup.standin.plan({ kind: 'rate_limit', resetInSec: 3 * 3600 });
+    const asked = Math.floor(Date.now() / 1000);
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
+    const wakeup = await h!.waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const [run] = await listRuns({ wakeup_id: wakeup.id });
+    expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining("You've hit your 5-hour limit") });
+    const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
+    expect(entry.details).toMatchObject({ rate_limited: true, source: 'rate_limit_parsed', reset_form: 'structured_event' });
+    // resetsAt is epoch seconds: the stand-in's reset, as Claude Code passed it on, plus the buffer.
+    const reset = Date.parse(wakeup.scheduled_retry_at) - BUFFER_SEC * 1000;
+    expect(Math.abs(reset - (asked + 3 * 3600) * 1000)).toBeLessThanOrEqual(2_000);
+    const [quota] = await get('/api/office/quotas');
+    expect(quota).toMatchObject({ kind: 'claude_code', agents: [agentId] });
+    expect(Date.parse(quota.exhausted_until)).toBe(reset);
+    const transcript = await get(`/api/office/runs/${run.id}/transcript`);
+    expect(transcript.events.map((e: any) => e.type)).toContain('rate_limit_event');
+  }, RUN_MS);
+
+  it('GIVEN a session waiting on a stalled model stream WHEN the run is cancelled THEN it ends cancelled and no process of it is left', async () => {
+    const { agentId, setup } = await claudeAgent();
+    setup.standin.plan({ kind: 'stall' });
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
+    const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
+    await stalledSession(h!, setup, run.id);
+    await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
+    await h!.waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
+    await noProcessLeft(h!, run.id);
+  }, RUN_MS);
+
+  it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
+    const { agentId, setup } = await claudeAgent('api_key', { timeout_sec: 4 });
+    setup.standin.plan({ kind: 'stall' });
+    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
+    const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
+    await stalledSession(h!, setup, running.id);
+    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
+    expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
+    await noProcessLeft(h!, run.id);
+  }, RUN_MS);
+});
