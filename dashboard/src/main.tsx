@@ -40,39 +40,44 @@ const NEW_WORKSPACE = '__new';
 
 /** Pages that list a workspace's things; with no workspace yet they give way to the empty state. */
 function WorkspacePages() {
-  const { workspaces, workspace } = useWorkspace();
+  const { workspaces } = useWorkspace();
   if (workspaces && workspaces.length === 0) return <CreateWorkspace />;
+  return (
+    <Switch>
+      <Route path="/office/tasks" component={TasksPage} />
+      <Route path="/office/inbox" component={InboxPage} />
+      <Route path="/office/activity" component={ActivityPage} />
+      <Route path="/office/routines" component={RoutinesPage} />
+      <Route path="/office/wakeups" component={WakeupsPage} />
+      <Route path="/office/runs" component={RunsPage} />
+      <Route path="/office/agents" component={AgentsPage} />
+      <Route path="/office/quotas" component={QuotasPage} />
+      <Route path="/office/replicas" component={ReplicasPage} />
+      <Route path="/office/settings" component={SettingsPage} />
+      <Route><p>No page here. <Link to="/office/tasks">Go to the tasks</Link>.</p></Route>
+    </Switch>
+  );
+}
+
+/**
+ * Every page, under the first agent's form and its next steps: those stay above whichever page a
+ * step opens (the run of the first task), until they are dismissed.
+ */
+function Page() {
+  const { workspace } = useWorkspace();
   return (
     <>
       {workspace && <AddFirstAgent key={workspace.id} workspace={workspace} />}
       <Switch>
-        <Route path="/office/tasks" component={TasksPage} />
-        <Route path="/office/inbox" component={InboxPage} />
-        <Route path="/office/activity" component={ActivityPage} />
-        <Route path="/office/routines" component={RoutinesPage} />
-        <Route path="/office/wakeups" component={WakeupsPage} />
-        <Route path="/office/runs" component={RunsPage} />
-        <Route path="/office/agents" component={AgentsPage} />
-        <Route path="/office/quotas" component={QuotasPage} />
-        <Route path="/office/replicas" component={ReplicasPage} />
-        <Route path="/office/settings" component={SettingsPage} />
-        <Route><p>No page here. <Link to="/office/tasks">Go to the tasks</Link>.</p></Route>
+        <Route path="/"><Redirect to="/office/tasks" replace /></Route>
+        <Route path="/office"><Redirect to="/office/tasks" replace /></Route>
+        <Route path="/office/routines/:id">{(params) => <RoutineDetailPage id={params.id} />}</Route>
+        <Route path="/office/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
+        <Route path="/office/agents/:id">{(params) => <AgentDetailPage id={params.id} />}</Route>
+        <Route path="/office/tasks/:id">{(params) => <TaskPage id={params.id} />}</Route>
+        <Route><WorkspacePages /></Route>
       </Switch>
     </>
-  );
-}
-
-function Page() {
-  return (
-    <Switch>
-      <Route path="/"><Redirect to="/office/tasks" replace /></Route>
-      <Route path="/office"><Redirect to="/office/tasks" replace /></Route>
-      <Route path="/office/routines/:id">{(params) => <RoutineDetailPage id={params.id} />}</Route>
-      <Route path="/office/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
-      <Route path="/office/agents/:id">{(params) => <AgentDetailPage id={params.id} />}</Route>
-      <Route path="/office/tasks/:id">{(params) => <TaskPage id={params.id} />}</Route>
-      <Route><WorkspacePages /></Route>
-    </Switch>
   );
 }
 

@@ -120,6 +120,7 @@ export function AgentForm(props: { workspace: Workspace; agent?: Agent; onSaved:
   const shownErrors = ['name', 'command', 'model', 'cwd', 'env', 'max_concurrent_sessions', 'cooldown_sec'].some((field) => errorOf(field));
   return (
     <form className="card narrow agent-form" onSubmit={submit} noValidate aria-label={stored ? `Edit ${stored.name}` : 'Add an agent'}>
+      {!stored && <p className="hint">It joins the workspace <strong>{props.workspace.name}</strong>.</p>}
       <Field label="Name" error={errorOf('name')}>
         <input name="agent_name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Researcher" />
       </Field>
