@@ -20,6 +20,11 @@ export function Time(props: { at: string | null | undefined }) {
   return <time dateTime={props.at} title={`${formatTime(props.at)} ${browserZone()}`}>{relativeTime(props.at, now)}</time>;
 }
 
+/** Says which zone a list or a chart of bare clock times is drawn in: the browser's. */
+export function YourZoneHint() {
+  return <span className="hint">times in {browserZone()} (your time)</span>;
+}
+
 /**
  * A time as a clock in `zone` reads it, the zone named (`2026-12-02 09:00 Europe/Paris`): a
  * routine's times in its own zone. On hover, the browser's own time of it and how far it is.

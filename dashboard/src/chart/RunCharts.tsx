@@ -5,10 +5,10 @@
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { WAKEUP_OUTCOMES } from '../../../src/domain/stats.js';
-import { browserZone, usdTick } from '../format';
+import { usdTick } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import type { Stats } from '../types';
-import { ErrorBox, Loading } from '../ui';
+import { ErrorBox, Loading, YourZoneHint } from '../ui';
 import './charts.css';
 import { COST_COLOR, OUTCOME_COLORS } from './colors';
 import { formatClock, formatDay } from './time';
@@ -43,7 +43,7 @@ function WakeupsPerMinute(props: { workspaceId: string }) {
       {...Object.fromEntries(WAKEUP_OUTCOMES.map((outcome) => [`data-total-${outcome}`, totals[outcome]]))}>
       <header>
         <h2>Wakeups per minute</h2>
-        <span className="hint">times in {browserZone()} (your time)</span>
+        <YourZoneHint />
         <div className="segmented" role="group" aria-label="Wakeups window">
           {(Object.keys(WINDOWS) as Span[]).map((key) => (
             <button key={key} type="button" aria-pressed={span === key} onClick={() => setSpan(key)}>Last {key}</button>

@@ -113,7 +113,7 @@ export function RunDetailPage(props: { id: string }) {
             <dt>Executor</dt><dd>{r.executor_kind ?? '-'}</dd>
             <dt>Cost</dt><dd data-testid="run-cost">{formatCost(r.cost_usd)}{r.cost_note && <span className="muted"> ({r.cost_note})</span>}</dd>
             <dt>Tokens</dt><dd data-testid="run-usage">{formatUsage(r.usage)}</dd>
-            <dt>Session</dt><dd>{r.cli_session_id ? <code title="The program's own session id: the next run of this agent on the task resumes it">{shortId(r.cli_session_id)}</code> : '-'}</dd>
+            <dt title="The program's own session id: the next run of this agent on the task resumes it">Session</dt><dd>{r.cli_session_id ? <ShortId id={r.cli_session_id} /> : '-'}</dd>
           </dl>
         </div>
       </div>
