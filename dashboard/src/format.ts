@@ -2,6 +2,7 @@
  * Pure formatting for the pages: times, durations and the wakeup status badges. No DOM here, so
  * the unit tests can import it.
  */
+import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from '../../src/domain/runCancel.js';
 
 export type Tone = 'neutral' | 'info' | 'good' | 'warn' | 'bad' | 'muted';
 
@@ -18,6 +19,8 @@ const CANCEL_LABELS: Record<string, string> = {
   retry_stale_assignee: 'Cancelled - retry stale',
   task_not_found: 'Cancelled - task not found',
   review_participant_changed: 'Cancelled - reviewer changed',
+  [RUN_CANCELLED_REASON]: 'Cancelled - run stopped by a person',
+  [OWNER_REVOKED_REASON]: 'Cancelled - owner\'s token revoked',
 };
 
 const STATUS_LABELS: Record<string, Badge> = {
@@ -154,13 +157,14 @@ export const ID_IN_TEXT = /\b[a-z]{2,4}_[0-9a-f]{32}\b/g;
 
 /**
  * An id as the pages show it, short by design: its kind and its last 6 digits (`run_…60feac`). The
- * first digits are its creation time, alike for ids made together; the last are random. The whole
- * id goes in a title and a copy button (ui.tsx ShortId).
+ * first digits are its creation time, alike for ids made together; the last are random. What
+ * follows the digits stays whole: a SQLite process's owner id ends with its host and pid
+ * (src/actors/ownership.ts). The whole id goes in a title and a copy button (ui.tsx ShortId).
  */
 export function shortId(id: string | null | undefined): string {
   if (!id) return '-';
-  const kind = /^([a-z]{2,4})_[0-9a-f]{32}$/.exec(id)?.[1];
-  if (kind) return `${kind}_…${id.slice(-6)}`;
+  const parts = /^([a-z]{2,4})_([0-9a-f]{32})(_.+)?$/.exec(id);
+  if (parts) return `${parts[1]}_…${parts[2]!.slice(-6)}${parts[3] ?? ''}`;
   return id.length > 14 ? `${id.slice(0, 12)}…` : id;
 }
 

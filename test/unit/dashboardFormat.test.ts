@@ -10,6 +10,8 @@ describe('wakeupBadges', () => {
     ['task_terminal', 'Cancelled - task completed'],
     ['retry_task_cancelled', 'Cancelled - task cancelled'],
     ['retry_stale_assignee', 'Cancelled - retry stale'],
+    ['run_cancelled', 'Cancelled - run stopped by a person'],
+    ['owner_revoked', "Cancelled - owner's token revoked"],
   ])('labels a wakeup cancelled for %s as the spec words it', (reason, label) => {
     expect(wakeupBadges({ status: 'cancelled', cancel_reason: reason })).toEqual([{ label, tone: 'muted' }]);
   });
@@ -83,6 +85,7 @@ describe('ids, agents, replicas and costs', () => {
     const id = 'run_01a2342d03b176cba9a3f4e50d60feac';
     expect(shortId(id)).toBe('run_…60feac');
     expect(shortId('replica-1')).toBe('replica-1');
+    expect(shortId('own_01a2342d03b176cba9a3f4e50d60feac_host_4242')).toBe('own_…60feac_host_4242');
     expect(`finished: run ${id} completed`.match(ID_IN_TEXT)).toEqual([id]);
   });
 

@@ -51,7 +51,7 @@ export function AgentsPage() {
                     {cooldownLeft(actor?.cooldown_until, now) ?? <span className="muted">-</span>}
                     {actor?.quota_held_until && <> <Link to="/office/quotas"><Badge tone="warn" title="Its program's shared quota is exhausted">quota until <Time at={actor.quota_held_until} /></Badge></Link></>}
                   </td>
-                  <td data-testid="agent-replica-cell">{actor?.replica ? <Link to="/office/replicas" className="plain-link"><ReplicaName id={actor.replica} /></Link> : <span className="muted">none</span>}</td>
+                  <td data-testid="agent-replica-cell">{actor?.replica ? <Link to="/office/replicas" className="plain-link"><ShortId id={actor.replica} /></Link> : <span className="muted">none</span>}</td>
                   <td className="row-actions">
                     <button type="button" className="link" onClick={() => setEditing(agent)}>Edit</button>
                     <button type="button" className="link danger" onClick={() => setDeleting(agent)}>Delete</button>
@@ -82,11 +82,6 @@ function liveActor(streamed: ActorView | undefined, read: Agent['actor']): Agent
 function ActivityBadge(props: { agent: Agent; actor: Agent['actor']; now: number }) {
   const activity = agentActivity(props.agent, props.actor, props.now);
   return <Badge tone={activity.tone} title={activity.title}>{activity.label}</Badge>;
-}
-
-/** A replica's id; a SQLite process's owner id (`own_` and 32 digits) is shortened like every other id. */
-function ReplicaName(props: { id: string }) {
-  return /^[a-z]{2,4}_[0-9a-f]{32}$/.test(props.id) ? <ShortId id={props.id} /> : <code className="replica-id">{props.id}</code>;
 }
 
 function EditAgentDialog(props: { workspace: Workspace; agent: Agent; onClose: () => void }) {
