@@ -2,9 +2,10 @@
  * A newcomer's first hour, in real headless Chromium against the real server, with no JSON and no
  * curl: a fresh install opens on Tasks, then a workspace, a Claude Code agent (the replayer of
  * test/fixtures/agents) and its first task, whose run is one click away; a second agent, a command,
- * whose run is watched live; a second workspace; a routine in a non-UTC zone whose times say so; a
- * budget that pauses an agent, in the Inbox; an agent edited and deleted. One page load for all of
- * it, in a browser whose own zone is neither UTC nor the workspace's, and not one console error.
+ * whose run is watched live; a second workspace, deleted again; a routine in a non-UTC zone whose
+ * times say so; a budget that pauses an agent, in the Inbox, then changed and deleted; an agent
+ * edited and deleted. One page load for all of it, in a browser whose own zone is neither UTC nor
+ * the workspace's, and not one console error.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,7 +143,7 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     expect(await row.getByTestId('agent-status').textContent()).toBe('idle');
   });
 
-  it('creates a second workspace from the header, and goes back to the first', async () => {
+  it('creates a second workspace from the header, deletes it in Settings, and goes back to the first', async () => {
     const menu = page.getByLabel('Workspace', { exact: true });
     await menu.selectOption('__new');
     const dialog = page.getByRole('dialog', { name: 'New workspace' });
@@ -151,6 +152,15 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('form', { name: 'Add an agent' }).getByText('Side project').waitFor();
     expect((await h.api('GET', '/api/office/workspaces')).body.map((w: { name: string }) => w.name)).toEqual(['First Hour', 'Side project']);
+
+    // It has no agent, so Settings may delete it; the menu then offers the first one alone.
+    await nav('Settings');
+    await page.getByRole('button', { name: 'Delete workspace' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete Side project?' });
+    await confirm.getByRole('button', { name: 'Delete workspace' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await expect.poll(() => menu.locator('option').allTextContents()).toEqual(['First Hour', 'New workspace…']);
+    expect((await h.api('GET', '/api/office/workspaces')).body.map((w: { name: string }) => w.name)).toEqual(['First Hour']);
     await menu.selectOption({ label: 'First Hour' });
     await page.getByRole('form', { name: 'Add an agent' }).waitFor({ state: 'detached' });
   });
@@ -243,6 +253,28 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     expect(await item.textContent()).toMatch(/budget/i);
     await expect.poll(() => page.getByTestId('inbox-count').textContent()).toBe('1');
     await shot('budget-pause-inbox');
+  });
+
+  it('changes the budget, with the API\'s own rule shown under its field, and deletes it', async () => {
+    await nav('Settings');
+    const budget = page.locator('li.budget', { hasText: 'Agent Builder' });
+    await budget.getByRole('button', { name: 'Edit' }).click();
+    const change = budget.getByRole('form', { name: 'Change the budget' });
+    await change.locator('input[name="alert_threshold_pct"]').fill('150');
+    await change.getByRole('button', { name: 'Update budget' }).click();
+    await change.locator('.field.invalid input[name="alert_threshold_pct"]').waitFor();
+    await change.locator('input[name="alert_threshold_pct"]').fill('50');
+    await change.locator('input[name="limit_usd"]').fill('5');
+    await change.getByRole('button', { name: 'Update budget' }).click();
+    await change.waitFor({ state: 'detached' });
+    await budget.getByText('$2.50 of $5.00 today').waitFor();
+    expect((await h.api('GET', `/api/office/budgets?workspace_id=${workspaceId}`)).body).toMatchObject([{ limit_usd: 5, alert_threshold_pct: 50 }]);
+
+    await budget.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete the Agent Builder budget?' });
+    await confirm.getByRole('button', { name: 'Delete budget' }).click();
+    await budget.waitFor({ state: 'detached' });
+    expect((await h.api('GET', `/api/office/budgets?workspace_id=${workspaceId}`)).body).toEqual([]);
   });
 
   it('edits an agent and deletes it, from its own page', async () => {

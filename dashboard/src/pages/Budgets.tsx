@@ -59,7 +59,7 @@ export function BudgetsSection(props: { workspaceId: string }) {
       )}
       <BudgetForm workspaceId={props.workspaceId} agents={agents.data ?? []} />
       {deleting && (
-        <ConfirmDialog title={`Delete the ${scopeName(deleting).toLowerCase()} budget?`} confirm="Delete budget" onClose={() => setDeleting(null)}
+        <ConfirmDialog title={`Delete the ${scopeName(deleting)} budget?`} confirm="Delete budget" onClose={() => setDeleting(null)}
           onConfirm={() => api('DELETE', `/api/office/budgets/${deleting.id}`)} onDone={() => setDeleting(null)}>
           <p>Its limit of {usd(deleting.limit_usd)} {PERIOD_LABELS[deleting.period]} no longer applies. What runs spent stays counted.</p>
         </ConfirmDialog>
