@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { clickNav, fullShot, loadedOnce, markLoaded } from './chromium.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -29,18 +30,9 @@ let coordinatorId: string;
 let workspaceId: string;
 let routineId: string;
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Navigates inside the app (a click on the nav bar), never reloading the page. */
-async function nav(label: string) {
-  await page.locator('header.top nav').getByRole('link', { name: label, exact: true }).click();
-}
-
-async function stillTheSamePage() {
-  expect(await page.evaluate(() => (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce)).toBe(true);
-}
+const shot = (name: string) => fullShot(page, SHOTS, name);
+const nav = (label: string) => clickNav(page, label);
+const stillTheSamePage = async () => expect(await loadedOnce(page)).toBe(true);
 
 // Skipped on a machine without chromium, except in CI, where .ci/run installs it and a skip would hide a gap.
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium', () => {
@@ -61,7 +53,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.setDefaultTimeout(UI_TIMEOUT);
     await page.goto(`${h.url}/office/routines`);
-    await page.evaluate(() => { (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce = true; });
+    await markLoaded(page);
     await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
   }, 60_000);
 

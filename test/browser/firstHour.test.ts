@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { PROGRAM_BIN } from '../helpers/agentPrograms.js';
 import { FIXTURES, startHarness, type Harness } from '../helpers/harness.js';
-import { launchChromium, NO_BROWSER, recordPageErrors } from './chromium.js';
+import { clickNav, fullShot, launchChromium, markLoaded, NO_BROWSER, recordPageErrors, loadedOnce } from './chromium.js';
 
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 const UI_TIMEOUT = 10_000;
@@ -31,18 +31,10 @@ let workspaceId: string;
 let claudeId: string;
 let builderId: string;
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Navigates inside the app (a click on the navigation bar), never reloading the page. */
-async function nav(label: string) {
-  await page.locator('header.top nav').getByRole('link', { name: new RegExp(`^${label}`) }).click();
-}
-
-async function stillTheSamePage() {
-  expect(await page.evaluate(() => (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce)).toBe(true);
-}
+const shot = (name: string) => fullShot(page, SHOTS, name);
+/** The Inbox link carries its count after its name. */
+const nav = (label: string) => clickNav(page, new RegExp(`^${label}`));
+const stillTheSamePage = async () => expect(await loadedOnce(page)).toBe(true);
 
 /** A time as a clock in `zone` reads it, as the dashboard writes it (without seconds when there are none). */
 function inZone(iso: string, zone: string): string {
@@ -63,7 +55,7 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     pageErrors = recordPageErrors(page);
     await page.goto(`${h.url}/`);
-    await page.evaluate(() => { (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce = true; });
+    await markLoaded(page);
     await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
   }, 60_000);
 
