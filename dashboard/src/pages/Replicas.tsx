@@ -5,7 +5,7 @@
  * (the live stream's actor views do not carry it; the agents are read again on every change).
  */
 import { useEffect } from 'react';
-import { formatTime, replicaLost } from '../format';
+import { browserZone, formatInZone, replicaLost } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link } from '../router';
 import type { Agent, Replica } from '../types';
@@ -32,8 +32,8 @@ export function ReplicasPage() {
               <tr key={replica.id} data-replica-id={replica.id} data-lost={replicaLost(replica, now)}>
                 <td><code>{replica.id}</code></td>
                 <td data-testid="replica-state"><ReplicaState replica={replica} now={now} /></td>
-                <td title={formatTime(replica.started_at)}><Time at={replica.started_at} /></td>
-                <td data-testid="heartbeat" title={formatTime(replica.heartbeat_at)}><Time at={replica.heartbeat_at} /></td>
+                <td><Time at={replica.started_at} /></td>
+                <td data-testid="heartbeat"><Time at={replica.heartbeat_at} /></td>
                 <td data-testid="agents-owned">{replica.agents_owned}</td>
                 <td>
                   {agentsOf(replica.id).map((agent, i) => (
@@ -60,11 +60,14 @@ function useReadAgainWhenALostLeaseEnds(replicas: Replica[] | undefined, now: nu
   }, [ends, reload]);
 }
 
+/** A time in the browser's zone, named: the badge's title is plain text, with no <Time> in it. */
+const yours = (iso: string | null) => formatInZone(iso, browserZone());
+
 function ReplicaState(props: { replica: Replica; now: number }) {
   const { replica } = props;
   if (!replicaLost(replica, props.now)) return <Badge tone="good">live</Badge>;
   return (
-    <Badge tone="bad" title={`No heartbeat since ${formatTime(replica.heartbeat_at)}; its lease runs out at ${formatTime(replica.expires_at)}, and its agents move then`}>
+    <Badge tone="bad" title={`No heartbeat since ${yours(replica.heartbeat_at)}; its lease runs out at ${yours(replica.expires_at)}, and its agents move then`}>
       lost, lease ends <Time at={replica.expires_at} />
     </Badge>
   );
