@@ -34,6 +34,21 @@ const STATUS_LABELS: Record<string, Badge> = {
   cancelled: { label: 'Cancelled', tone: 'muted' },
 };
 
+/** Each kind of inbox item the server raises (dispatch/, services/), as its badge reads. */
+const INBOX_KIND_BADGES: Record<string, Badge> = {
+  approval: { label: 'approval', tone: 'info' },
+  'agent.error': { label: 'agent error', tone: 'bad' },
+  'agent.setup_error': { label: 'setup error', tone: 'bad' },
+  'agent.paused': { label: 'agent paused', tone: 'warn' },
+  'routine.paused': { label: 'routine paused', tone: 'warn' },
+  'quota.exhausted': { label: 'quota exhausted', tone: 'warn' },
+};
+
+/** An inbox item's badge; a kind this dashboard does not know yet reads as its own words. */
+export function inboxKindBadge(kind: string): Badge {
+  return INBOX_KIND_BADGES[kind] ?? { label: kind.replace(/[._]/g, ' '), tone: 'bad' };
+}
+
 /** The badges of a wakeup: its status (cancellations say why), plus "Recovered" when the sweep re-dispatched it. */
 export function wakeupBadges(wakeup: { status: string; cancel_reason: string | null; skip_reason?: string | null; recovered?: boolean }): Badge[] {
   const badges: Badge[] = [];

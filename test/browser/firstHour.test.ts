@@ -243,6 +243,7 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     const item = page.getByRole('list', { name: 'Open items' }).locator('li.inbox-item', { hasText: 'Builder' });
     await item.waitFor();
     expect(await item.textContent()).toMatch(/budget/i);
+    await item.getByText('agent paused', { exact: true }).waitFor();
     await expect.poll(() => page.getByTestId('inbox-count').textContent()).toBe('1');
     await shot('budget-pause-inbox');
   });

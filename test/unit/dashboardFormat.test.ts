@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  agentActivity, cooldownLeft, formatInZone, humanDuration, ID_IN_TEXT, relativeTime, replicaLost, shortId, usdTick, WAKEUP_BADGE_LABELS, wakeupBadges,
+  agentActivity, cooldownLeft, formatInZone, humanDuration, ID_IN_TEXT, inboxKindBadge, relativeTime, replicaLost, shortId, usdTick, WAKEUP_BADGE_LABELS, wakeupBadges,
 } from '../../dashboard/src/format.js';
 import { fireOutcome, lastFiredOf, nextFire, routineZone, triggerZone } from '../../dashboard/src/routineTimes.js';
 
@@ -111,5 +111,14 @@ describe('ids, agents, replicas and costs', () => {
 
   it('labels the cost axis with the digits that matter', () => {
     expect([0, 0.0075, 0.25, 2.5, 12.4].map(usdTick)).toEqual(['$0', '$0.0075', '$0.25', '$2.5', '$12']);
+  });
+});
+
+describe('inbox kinds', () => {
+  it('names each kind the server raises, and reads an unknown one as words', () => {
+    expect(inboxKindBadge('agent.paused')).toEqual({ label: 'agent paused', tone: 'warn' });
+    expect(inboxKindBadge('agent.setup_error')).toEqual({ label: 'setup error', tone: 'bad' });
+    expect(inboxKindBadge('approval')).toEqual({ label: 'approval', tone: 'info' });
+    expect(inboxKindBadge('webhook.rejected_often')).toEqual({ label: 'webhook rejected often', tone: 'bad' });
   });
 });
