@@ -115,7 +115,7 @@ export function RoutineDetailPage(props: { id: string }) {
           <h3>Policies</h3>
           <p><code>{r.concurrency_policy}</code></p>
           <p className="hint">{CONCURRENCY_POLICY_SENTENCES[r.concurrency_policy]}</p>
-          <p><code>{r.catch_up_policy}</code> (max {r.catch_up_max})</p>
+          <p><code>{r.catch_up_policy}</code>{r.catch_up_policy === 'enqueue_missed_with_cap' && <> (max {r.catch_up_max})</>}</p>
           <p className="hint">{CATCH_UP_POLICY_SENTENCES[r.catch_up_policy]}</p>
         </div>
       </div>
