@@ -36,10 +36,17 @@ export async function clickNav(page: Page, label: string | RegExp): Promise<void
   await page.locator('header.top nav').getByRole('link', { name: label, exact: typeof label === 'string' }).click();
 }
 
+/** Loads the app at `url`, marks the load (see `loadedOnce`), and waits until the live stream is on. */
+export async function openLive(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await markLoaded(page);
+  await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
+}
+
 type Marked = { __loadedOnce?: boolean };
 
 /** Marks the loaded page: a reload would lose the mark, so `loadedOnce` can tell one happened. */
-export async function markLoaded(page: Page): Promise<void> {
+async function markLoaded(page: Page): Promise<void> {
   await page.evaluate(() => { (globalThis as unknown as Marked).__loadedOnce = true; });
 }
 

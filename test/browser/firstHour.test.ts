@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { PROGRAM_BIN } from '../helpers/agentPrograms.js';
 import { FIXTURES, startHarness, type Harness } from '../helpers/harness.js';
-import { clickNav, fullShot, launchChromium, markLoaded, NO_BROWSER, recordPageErrors, loadedOnce } from './chromium.js';
+import { clickNav, fullShot, launchChromium, loadedOnce, NO_BROWSER, openLive, recordPageErrors } from './chromium.js';
 
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 const UI_TIMEOUT = 10_000;
@@ -54,9 +54,7 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT);
     pageErrors = recordPageErrors(page);
-    await page.goto(`${h.url}/`);
-    await markLoaded(page);
-    await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
+    await openLive(page, `${h.url}/`);
   }, 60_000);
 
   afterAll(async () => {
