@@ -2,7 +2,7 @@
  * The API's shapes as the dashboard reads them: generated from the server's /openapi.json
  * (openapi.d.ts, `npm run generate:api`), so they cannot drift from what the server sends.
  */
-import type { components } from './openapi';
+import type { components } from './openapi.js';
 
 type Schemas = components['schemas'];
 

@@ -1,9 +1,13 @@
-/** The workspace the pages show: chosen in the header, remembered in localStorage. */
+/**
+ * The workspace the pages show: chosen in the header, remembered in localStorage. A link may name
+ * one (`?workspace=<id>`, as `npm run demo` prints), which then becomes the remembered choice.
+ */
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useApi } from './hooks';
 import type { Workspace } from './types';
 
 const KEY = 'office-scheduler.workspace';
+const LINK_PARAM = 'workspace';
 
 interface WorkspaceState {
   workspaces: Workspace[] | undefined;
@@ -16,7 +20,7 @@ const WorkspaceContext = createContext<WorkspaceState>({ workspaces: undefined, 
 
 export function WorkspaceProvider(props: { children: ReactNode }) {
   const { data: workspaces, reload } = useApi<Workspace[]>('/api/office/workspaces');
-  const [selected, setSelected] = useState<string | null>(() => readStored());
+  const [selected, setSelected] = useState<string | null>(() => takeLinked() ?? readStored());
 
   useEffect(() => {
     if (!workspaces?.length) return;
@@ -25,11 +29,7 @@ export function WorkspaceProvider(props: { children: ReactNode }) {
 
   const select = (id: string) => {
     setSelected(id);
-    try {
-      window.localStorage.setItem(KEY, id);
-    } catch {
-      // Not remembered; still selected for this page.
-    }
+    remember(id);
   };
   const workspace = workspaces?.find((w) => w.id === selected) ?? null;
   return <WorkspaceContext.Provider value={{ workspaces, workspace, select, reload }}>{props.children}</WorkspaceContext.Provider>;
@@ -37,6 +37,25 @@ export function WorkspaceProvider(props: { children: ReactNode }) {
 
 export function useWorkspace(): WorkspaceState {
   return useContext(WorkspaceContext);
+}
+
+/** The workspace a link names, remembered, and taken out of the address bar (the choice now lives in the header). */
+function takeLinked(): string | null {
+  const url = new URL(window.location.href);
+  const linked = url.searchParams.get(LINK_PARAM);
+  if (!linked) return null;
+  remember(linked);
+  url.searchParams.delete(LINK_PARAM);
+  window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
+  return linked;
+}
+
+function remember(id: string): void {
+  try {
+    window.localStorage.setItem(KEY, id);
+  } catch {
+    // Not remembered; still selected for this page.
+  }
 }
 
 function readStored(): string | null {

@@ -391,6 +391,7 @@ export const ReplicaSchema = z.object({
   id: z.string().describe('OFFICE_REPLICA_ID (default: host name and pid).'),
   started_at: Timestamp,
   heartbeat_at: Timestamp.describe('Its last heartbeat, which renewed its agent leases.'),
+  expires_at: NullableTimestamp.describe('When its registration and leases run out unless it heartbeats again (it heartbeats three times a lease); null with SQLite, whose one process holds the database as long as it runs.'),
   agents_owned: z.number().int().describe('Agents whose unexpired lease it holds.'),
 }).meta({ id: 'Replica', description: 'A live scheduler process on the database.' });
 

@@ -6,6 +6,17 @@ export const CONCURRENCY_POLICIES = ['coalesce_if_active', 'skip_if_active', 'al
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 export const CATCH_UP_POLICIES = ['enqueue_missed_with_cap', 'skip_missed'] as const;
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
+
+/** What each policy does, in one line for the person choosing it ("active": its last task or wakeup has not ended). */
+export const CONCURRENCY_POLICY_SENTENCES: Record<ConcurrencyPolicy, string> = {
+  coalesce_if_active: 'While the last fire is still active, a new fire joins it instead of adding more work.',
+  skip_if_active: 'While the last fire is still active, a new fire is skipped.',
+  always_enqueue: 'Every fire adds its own task or wakeup, even while an earlier one is active.',
+};
+export const CATCH_UP_POLICY_SENTENCES: Record<CatchUpPolicy, string> = {
+  enqueue_missed_with_cap: 'After the scheduler was down, each missed time fires, oldest first, up to the catch-up max.',
+  skip_missed: 'After the scheduler was down, only the latest missed time fires; the others are skipped.',
+};
 /** The spec's cap on replayed ticks after downtime; 0 on input means this default. */
 export const DEFAULT_CATCH_UP_MAX = 25;
 /** Consecutive failed runs before a routine pauses itself: a bill nobody reads is worse than a stop. */

@@ -119,6 +119,8 @@ export const CreateBudgetBody = z.strictObject({
   action_on_exceed: z.enum(['pause_agent', 'warn']),
   alert_threshold_pct: z.number().int().min(1).max(100).nullable().optional(),
 });
+/** What a budget's PATCH may change: its terms. Its scope is what it is a budget of. */
+export const PatchBudgetBody = CreateBudgetBody.omit({ scope: true, scope_id: true }).partial();
 
 export const WakeupListQuery = z.strictObject({
   agent_id: Id.optional(),
@@ -129,6 +131,7 @@ export const WakeupListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 export const RunListQuery = z.strictObject({
+  workspace_id: Id.optional(),
   agent_id: Id.optional(),
   task_id: Id.optional(),
   wakeup_id: Id.optional(),

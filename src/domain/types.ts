@@ -43,6 +43,8 @@ export interface Workspace {
   timezone: string;
   recovery_lookback_hours: number;
   default_executor: ExecutorSpec | null;
+  /** Set when the workspace is deleted; the row stays for its history (DELETE /workspaces/:id). */
+  deleted_at: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -182,9 +182,17 @@ export interface TokenRepo {
 
 export interface WorkspaceRepo {
   insert(workspace: Workspace): Promise<void>;
+  /** A deleted workspace too (its runs and tasks still name it); callers that act on it check deleted_at. */
   get(id: string): Promise<Workspace | undefined>;
   update(id: string, patch: Partial<Omit<Workspace, 'id' | 'created_at'>>): Promise<void>;
+  /** The live workspaces. */
   list(): Promise<Workspace[]>;
+  /**
+   * Marks the workspace deleted while it is live and holds no live agent, in one guarded statement;
+   * false when either does not hold. On PostgreSQL the workspace row is locked first, so an agent
+   * being created in it meanwhile (AgentRepo.insert) is seen by the guard, or sees the deletion.
+   */
+  markDeleted(id: string, at: number): Promise<boolean>;
 }
 
 export interface ProjectRepo {
@@ -195,7 +203,8 @@ export interface ProjectRepo {
 }
 
 export interface AgentRepo {
-  insert(agent: Agent): Promise<void>;
+  /** Inserts the agent while its workspace is live (one statement); false when the workspace is deleted or missing. */
+  insert(agent: Agent): Promise<boolean>;
   get(id: string): Promise<Agent | undefined>;
   list(filter: { workspace_id?: string | undefined }): Promise<Agent[]>;
   /** Every live agent this owner holds the lease of, for booting the actors. */
@@ -269,6 +278,10 @@ export interface ApprovalRepo {
 export interface BudgetRepo {
   insert(budget: Budget): Promise<void>;
   get(id: string): Promise<Budget | undefined>;
+  /** Changes a budget's limit, period, action or threshold; the budget as changed, undefined when there is none. */
+  update(id: string, patch: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>): Promise<Budget | undefined>;
+  /** Deletes a budget and the record of its alerts; false when there was none. Its costs stay in the ledger. */
+  delete(id: string): Promise<boolean>;
   list(workspaceId: string | undefined): Promise<Budget[]>;
   forScopes(scopes: { scope: Budget['scope']; scope_id: string }[]): Promise<Budget[]>;
   /** Sum of reported costs inside the scope since `since` (ms). */
@@ -413,6 +426,7 @@ export interface WakeupRepo {
 }
 
 export interface RunFilter {
+  workspace_id?: string | undefined;
   agent_id?: string | undefined;
   /** Runs done on this token's behalf (API.md, "Audit"). */
   on_behalf_of?: string | undefined;

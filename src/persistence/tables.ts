@@ -38,7 +38,7 @@ export type TaskRow = Omit<Task, 'blocked_by' | 'reviewers'>;
 export type RunRow = Run & { run_token_hash?: string | null };
 
 export const WORKSPACES = table<Workspace>()('workspaces',
-  ['id', 'name', 'timezone', 'recovery_lookback_hours', 'default_executor', 'created_at', 'updated_at'],
+  ['id', 'name', 'timezone', 'recovery_lookback_hours', 'default_executor', 'deleted_at', 'created_at', 'updated_at'],
   { json: { default_executor: null } });
 
 export const PROJECTS = table<Project>()('projects',

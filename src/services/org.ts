@@ -8,7 +8,7 @@ import { SECRET_MASK, keepStoredSecrets } from '../domain/secrets.js';
 import type { Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { ServiceDeps, WakeupNotifier } from './deps.js';
-import { invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import type { EnqueueOutcome, WakeupService } from './wakeups.js';
 
@@ -42,11 +42,14 @@ export function executorToStore<T>(next: T, stored: unknown, field: string): T {
   return kept.executor;
 }
 
+/** A deleted workspace is gone from the API, like one that never existed. */
 export async function requireWorkspace(tx: Tx, id: string, field = 'workspace_id'): Promise<Workspace> {
   const workspace = await tx.workspaces.get(id);
-  if (!workspace) throw Object.assign(notFound('workspace', id), { details: [{ path: field, message: 'not found' }] });
+  if (!workspace || workspace.deleted_at !== null) throw workspaceNotFound(id, field);
   return workspace;
 }
+
+const workspaceNotFound = (id: string, field: string) => Object.assign(notFound('workspace', id), { details: [{ path: field, message: 'not found' }] });
 
 /** An id in a body must exist and belong to the same workspace: cross-workspace dispatch is impossible by construction. */
 export async function requireAgentIn(tx: Tx, workspaceId: string, agentId: string, field: string): Promise<Agent> {
@@ -85,6 +88,7 @@ export class OrgService {
         timezone: body.timezone ?? 'UTC',
         recovery_lookback_hours: body.recovery_lookback_hours ?? 24,
         default_executor: executorToStore(body.default_executor ?? null, null, 'default_executor'),
+        deleted_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -99,6 +103,26 @@ export class OrgService {
       const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
       await tx.workspaces.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
       return (await tx.workspaces.get(id))!;
+    });
+  }
+
+  /**
+   * Deletes a workspace once it holds no agent: its agents are deleted first, each deletion saying
+   * what it cancels, so nothing of the workspace still runs or waits when it goes. Its row, tasks
+   * and history stay for the record. `by`: the person deleting it.
+   */
+  deleteWorkspace(id: string, by?: ActorFields): Promise<void> {
+    return this.deps.store.transaction(async (tx) => {
+      const workspace = await requireWorkspace(tx, id);
+      const now = this.deps.clock.now();
+      if (!(await tx.workspaces.markDeleted(id, now))) {
+        const agents = await tx.agents.list({ workspace_id: id });
+        throw conflict(`workspace '${workspace.name}' still has ${agents.length === 1 ? 'an agent' : `${agents.length} agents`} `
+          + `(${agents.map((a) => a.name).join(', ')}): delete ${agents.length === 1 ? 'it' : 'them'} first`);
+      }
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: id, code: 'workspace_deleted', ...by, message: `workspace '${workspace.name}' deleted`,
+      }, now);
     });
   }
 
@@ -150,7 +174,8 @@ export class OrgService {
         created_at: now,
         updated_at: now,
       };
-      await tx.agents.insert(agent);
+      // Deleted since the check above: the insert's own guard saw it.
+      if (!(await tx.agents.insert(agent))) throw workspaceNotFound(body.workspace_id, 'workspace_id');
       await this.takeAgent(tx, agent.id);
       tx.emit('agent.created', { agent_id: agent.id, workspace_id: agent.workspace_id, role: agent.role });
       if (isCoordinatorRole(agent.role)) await this.routines.installHeartbeat(tx, agent, ownerId);

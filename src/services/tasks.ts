@@ -1,6 +1,7 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
-import type { CreateApprovalBody, CreateBudgetBody, CreateTaskBody, PatchTaskBody } from '../domain/schemas.js';
+import type { CreateApprovalBody, CreateBudgetBody, CreateTaskBody, PatchBudgetBody, PatchTaskBody } from '../domain/schemas.js';
+import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, provenanceOf, type Provenance } from '../domain/provenance.js';
 import { newTask } from '../domain/tasks.js';
 import type { Approval, Budget, Comment, Task, TaskState } from '../domain/types.js';
@@ -284,7 +285,42 @@ export class TaskService {
       return budget;
     });
   }
+
+  /** A budget's limit, period, action or threshold; its scope stays (a budget for another scope is a new budget). */
+  updateBudget(id: string, body: z.output<typeof PatchBudgetBody>, by?: ActorFields): Promise<Budget> {
+    return this.deps.store.transaction(async (tx) => {
+      const budget = await tx.budgets.update(id, body);
+      if (!budget) throw notFound('budget', id);
+      const now = this.deps.clock.now();
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: budget.workspace_id, code: 'budget_changed', ...agentOfBudget(budget), ...by,
+        message: `${budget.scope} budget now ${budgetTerms(budget)}`, details: { budget_id: id, changed: Object.keys(body) },
+      }, now);
+      return budget;
+    });
+  }
+
+  /** Deleting a budget lifts its limit from now on; what runs spent stays in the ledger. */
+  deleteBudget(id: string, by?: ActorFields): Promise<void> {
+    return this.deps.store.transaction(async (tx) => {
+      const budget = await tx.budgets.get(id);
+      if (!budget || !(await tx.budgets.delete(id))) throw notFound('budget', id);
+      await recordDecision(tx, this.deps.log, {
+        workspace_id: budget.workspace_id, code: 'budget_deleted', ...agentOfBudget(budget), ...by,
+        message: `${budget.scope} budget of ${budgetTerms(budget)} deleted`, details: { budget_id: id },
+      }, this.deps.clock.now());
+    });
+  }
 }
+
+/** "$10.00 a day, pausing the agent at the limit": a budget's terms in the activity's words. */
+function budgetTerms(budget: Budget): string {
+  const period = budget.period === 'daily' ? 'a day' : budget.period === 'monthly' ? 'a month' : 'in total';
+  const action = budget.action_on_exceed === 'pause_agent' ? 'pausing the agent at the limit' : 'warning at the limit';
+  return `$${budget.limit_usd.toFixed(2)} ${period}, ${action}`;
+}
+
+const agentOfBudget = (budget: Budget) => (budget.scope === 'agent' ? { agent_id: budget.scope_id } : {});
 
 /**
  * Why the store refused a new task: the check and the insert are one statement, so this reads
@@ -313,9 +349,8 @@ async function requireTaskIn(tx: Tx, workspaceId: string, taskId: string, field:
 }
 
 async function workspaceOfScope(tx: Tx, scope: Budget['scope'], scopeId: string): Promise<string> {
-  const owner = scope === 'workspace' ? await tx.workspaces.get(scopeId)
-    : scope === 'project' ? await tx.projects.get(scopeId)
-      : await tx.agents.get(scopeId);
-  if (!owner) throw Object.assign(notFound(scope, scopeId), { details: [{ path: 'scope_id', message: 'not found' }] });
-  return 'workspace_id' in owner ? owner.workspace_id : owner.id;
+  if (scope === 'workspace') return (await requireWorkspace(tx, scopeId, 'scope_id')).id;
+  const owner = scope === 'project' ? await tx.projects.get(scopeId) : await tx.agents.get(scopeId);
+  if (!owner || ('deleted_at' in owner && owner.deleted_at !== null)) throw Object.assign(notFound(scope, scopeId), { details: [{ path: 'scope_id', message: 'not found' }] });
+  return owner.workspace_id;
 }

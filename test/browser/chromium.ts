@@ -1,8 +1,11 @@
 /**
- * What the browser tests share: Debian's chromium driven by playwright-core, and a record of what
- * a page says is wrong (console errors, uncaught exceptions) so a test can require it to be silent.
+ * What the browser tests share: Debian's chromium driven by playwright-core, a record of what a
+ * page says is wrong (console errors, uncaught exceptions) so a test can require it to be silent,
+ * and the steps of a walk through the app on one page load (the navigation bar, a mark that tells
+ * a reload apart, full-page screenshots).
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -26,4 +29,32 @@ export function recordPageErrors(page: Page): string[] {
   });
   page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught: ${error.message}`));
   return errors;
+}
+
+/** Navigates inside the app with a click on the navigation bar, never reloading the page. A string names a link exactly. */
+export async function clickNav(page: Page, label: string | RegExp): Promise<void> {
+  await page.locator('header.top nav').getByRole('link', { name: label, exact: typeof label === 'string' }).click();
+}
+
+/** Loads the app at `url`, marks the load (see `loadedOnce`), and waits until the live stream is on. */
+export async function openLive(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await markLoaded(page);
+  await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
+}
+
+type Marked = { __loadedOnce?: boolean };
+
+/** Marks the loaded page: a reload would lose the mark, so `loadedOnce` can tell one happened. */
+async function markLoaded(page: Page): Promise<void> {
+  await page.evaluate(() => { (globalThis as unknown as Marked).__loadedOnce = true; });
+}
+
+/** Whether the page is still the one `markLoaded` marked: everything since happened with no reload. */
+export function loadedOnce(page: Page): Promise<boolean> {
+  return page.evaluate(() => (globalThis as unknown as Marked).__loadedOnce === true);
+}
+
+export async function fullShot(page: Page, dir: string, name: string): Promise<void> {
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }

@@ -17,6 +17,8 @@ const TOKEN = 'console-errors-token-51ae';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
 const SHOTS = join(process.cwd(), 'test-results', 'dashboard', 'pages');
 const UI_TIMEOUT = 15_000;
+/** Some seventeen full page loads, each waiting for the stream: about 25 s alone, more on a busy machine. */
+const WALK_TIMEOUT_MS = 60_000;
 
 let h: Harness;
 let browser: Browser;
@@ -114,5 +116,5 @@ describe.skipIf(NO_BROWSER)('every dashboard page in Chromium', () => {
     for (const [path, shot] of pages) await open(path, shot);
 
     expect(errors).toEqual([]);
-  });
+  }, WALK_TIMEOUT_MS);
 });

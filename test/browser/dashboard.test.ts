@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { clickNav, fullShot, loadedOnce, openLive } from './chromium.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -29,18 +30,9 @@ let coordinatorId: string;
 let workspaceId: string;
 let routineId: string;
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Navigates inside the app (a click on the nav bar), never reloading the page. */
-async function nav(label: string) {
-  await page.locator('header.top nav').getByRole('link', { name: label, exact: true }).click();
-}
-
-async function stillTheSamePage() {
-  expect(await page.evaluate(() => (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce)).toBe(true);
-}
+const shot = (name: string) => fullShot(page, SHOTS, name);
+const nav = (label: string) => clickNav(page, label);
+const stillTheSamePage = async () => expect(await loadedOnce(page)).toBe(true);
 
 // Skipped on a machine without chromium, except in CI, where .ci/run installs it and a skip would hide a gap.
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium', () => {
@@ -60,9 +52,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.setDefaultTimeout(UI_TIMEOUT);
-    await page.goto(`${h.url}/office/routines`);
-    await page.evaluate(() => { (globalThis as unknown as { __loadedOnce?: boolean }).__loadedOnce = true; });
-    await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
+    await openLive(page, `${h.url}/office/routines`);
   }, 60_000);
 
   afterAll(async () => {
@@ -113,13 +103,14 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await modal.getByRole('button', { name: 'Fire routine' }).click();
     await modal.waitFor({ state: 'detached' });
 
-    await page.getByRole('status').getByText(/Fired: routine run/).waitFor();
+    // The fire says what it did, in words, and names the task it made by its title.
+    await page.getByTestId('fired').getByText('Fired: created a task: Digest about billing.').waitFor();
     const historyRow = page.locator('table[aria-label="Routine runs"] tbody tr').first();
     await historyRow.getByText('task created').waitFor();
     await historyRow.getByText('"topic":"billing"').waitFor();
-    const taskLink = historyRow.getByRole('link', { name: /^tsk_|^task_/ });
-    expect(await taskLink.count()).toBe(1);
-    await page.getByTestId('last-fired').getByText(/now|ago/).waitFor();
+    const taskLink = historyRow.getByRole('link', { name: 'Digest about billing' });
+    expect(await taskLink.getAttribute('href')).toMatch(/^\/office\/tasks\/tsk_/);
+    await page.getByTestId('last-run').getByText(/ UTC$/).waitFor();
     await shot('routine-detail');
     await stillTheSamePage();
   });
@@ -128,8 +119,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await nav('Wakeups');
     const wakeups = page.locator('table[aria-label="Wakeups"] tbody tr');
     await wakeups.first().waitFor();
-    // The fire from the previous test ends as a finished wakeup whose explain names its run.
-    await page.locator('tr[data-status="finished"]', { hasText: 'Worker' }).getByText(/finished: run run_\w+ completed/).waitFor();
+    // The fire from the previous test ends as a finished wakeup whose explain names its run, by a short id that copies the whole.
+    const finished = page.locator('tr[data-status="finished"]', { hasText: 'Worker' }).first();
+    await finished.getByText(/finished: run run_…[0-9a-f]{6}.* completed/).waitFor();
+    expect(await finished.locator('.explain .short-id').getAttribute('data-id')).toMatch(/^run_[0-9a-f]{32}$/);
     // The Worker's rows only: the coordinator's heartbeat routine fires on the wall clock, and may land mid-test.
     const workerRows = (status: string) => page.locator(`tr[data-status="${status}"]`, { hasText: 'Worker' });
     const before = await wakeups.count();

@@ -19,7 +19,7 @@ type Rule = 'public' | 'read' | 'member' | 'owner' | 'pause_or_resume' | 'admin'
 
 interface Seeded {
   workspaceId: string; projectId: string; agentId: string; sleeperId: string; taskId: string; approvalId: string; inboxId: string;
-  budgetScope: string; memberTokenId: string; otherTokenId: string;
+  budgetScope: string; budgetId: string; memberTokenId: string; otherTokenId: string;
   mine: { routineId: string; scheduleId: string; manualId: string; runId: string };
   others: { routineId: string; scheduleId: string; runId: string; wakeupId: string };
 }
@@ -48,6 +48,7 @@ const TABLE: Record<string, Entry> = {
   listWorkspaces: { rule: 'read', allowed: () => get('/api/office/workspaces') },
   getWorkspace: { rule: 'read', allowed: (s) => get(`/api/office/workspaces/${s.workspaceId}`) },
   updateWorkspace: { rule: 'admin', refused: (s) => ({ method: 'PATCH', path: `/api/office/workspaces/${s.workspaceId}`, body: { name: 'Renamed' } }) },
+  deleteWorkspace: { rule: 'admin', refused: (s) => ({ method: 'DELETE', path: `/api/office/workspaces/${s.workspaceId}` }) },
   createProject: { rule: 'admin', refused: (s) => ({ method: 'POST', path: '/api/office/projects', body: { workspace_id: s.workspaceId, name: 'P2' } }) },
   listProjects: { rule: 'read', allowed: (s) => get(`/api/office/projects?${ws(s)}`) },
   getProject: { rule: 'read', allowed: (s) => get(`/api/office/projects/${s.projectId}`) },
@@ -80,6 +81,8 @@ const TABLE: Record<string, Entry> = {
     refused: (s) => ({ method: 'POST', path: '/api/office/budgets', body: { scope: 'agent', scope_id: s.budgetScope, limit_usd: 5, period: 'daily', action_on_exceed: 'warn' } }),
   },
   listBudgets: { rule: 'read', allowed: (s) => get(`/api/office/budgets?${ws(s)}`) },
+  updateBudget: { rule: 'admin', refused: (s) => ({ method: 'PATCH', path: `/api/office/budgets/${s.budgetId}`, body: { limit_usd: 1000 } }) },
+  deleteBudget: { rule: 'admin', refused: (s) => ({ method: 'DELETE', path: `/api/office/budgets/${s.budgetId}` }) },
 
   listWakeups: { rule: 'read', allowed: (s) => get(`/api/office/wakeups?agent_id=${s.sleeperId}`) },
   explainWakeup: { rule: 'read', allowed: (s) => get(`/api/office/wakeups/${s.others.wakeupId}`) },
@@ -206,6 +209,7 @@ async function seed(): Promise<Seeded> {
   const taskId = (await admin('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'Close the books' })).id;
   const approvalId = (await admin('POST', '/api/office/approvals', { requested_by_agent_id: agentId, title: 'Pay the invoice?' })).id;
   const [inbox] = (await admin('GET', `/api/office/inbox?workspace_id=${workspaceId}`, undefined, 200)) as { id: string }[];
+  const budgetId = (await admin('POST', '/api/office/budgets', { scope: 'workspace', scope_id: workspaceId, limit_usd: 100, period: 'monthly', action_on_exceed: 'warn' })).id;
   const member = await admin('POST', '/api/office/tokens', { name: 'member', role: 'member' });
   const other = await admin('POST', '/api/office/tokens', { name: 'other', role: 'member' });
   memberToken = member.token;
@@ -223,7 +227,7 @@ async function seed(): Promise<Seeded> {
   expect(fired.status).toBe(202);
   const woke = await admin('POST', `/api/office/agents/${sleeperId}/wake`, { reason: 'an admin asks' }, 202);
   return {
-    workspaceId, projectId, agentId, sleeperId, taskId, approvalId, inboxId: inbox!.id, budgetScope: agentId,
+    workspaceId, projectId, agentId, sleeperId, taskId, approvalId, inboxId: inbox!.id, budgetScope: agentId, budgetId,
     memberTokenId: member.id, otherTokenId: other.id,
     mine: { routineId: mine.id, scheduleId: triggerOf(mine, 'schedule'), manualId: triggerOf(mine, 'manual'), runId: await runningRunOf(fired.body.routine_run.linked_wakeup_id) },
     others: { routineId: theirs.id, scheduleId: triggerOf(theirs, 'schedule'), runId: await runningRunOf(woke.wakeup.id), wakeupId: woke.wakeup.id },

@@ -42,7 +42,7 @@ function reader(path: string): Inspector {
 const count = (inspect: Inspector, table: string) => inspect.count(table);
 
 function workspace(id: string): Workspace {
-  return { id, name: id, timezone: 'UTC', recovery_lookback_hours: 24, default_executor: null, created_at: 1, updated_at: 1 };
+  return { id, name: id, timezone: 'UTC', recovery_lookback_hours: 24, default_executor: null, deleted_at: null, created_at: 1, updated_at: 1 };
 }
 
 describe('domain events leave only with a committed transaction', () => {

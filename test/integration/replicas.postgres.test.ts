@@ -49,7 +49,7 @@ describe('replicas on one PostgreSQL', () => {
     const agents: string[] = [];
     for (let i = 0; i < 24; i++) agents.push(await createAgent(r1, ws, { name: `Worker ${i}` }));
     expect((await r1.api('GET', '/api/office/replicas')).body).toEqual([
-      { id: 'r1', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 24 }]);
+      { id: 'r1', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), expires_at: new Date(T0 + LEASE_MS).toISOString(), agents_owned: 24 }]);
 
     const r2 = await startReplica('r2', functions);
     // r1 sees r2 join and hands over the agents r2 wins; r2 takes them at its next heartbeat.
@@ -66,6 +66,8 @@ describe('replicas on one PostgreSQL', () => {
     const listed = (await r2.api('GET', '/api/office/replicas')).body;
     expect(listed.map((r: any) => [r.id, r.agents_owned])).toEqual([['r1', 24 - onR2], ['r2', onR2]]);
     expect(listed[1].heartbeat_at).toBe(new Date(T0 + LEASE_MS / 3).toISOString());
+    // What the dashboard tells a late heartbeat by: the lease it renewed runs out a lease after it.
+    expect(listed[1].expires_at).toBe(new Date(T0 + LEASE_MS / 3 + LEASE_MS).toISOString());
 
     // Either replica answers for any agent, naming the replica that runs its actor.
     const onTheOther = agents[expected.indexOf('r2')]!;
@@ -314,7 +316,7 @@ describe('replicas on one PostgreSQL', () => {
     for (const agent of agents) expect(await holderOf(survivor, agent)).toBe('r-survivor');
     expect(survivor.scheduler.supervisor.size).toBe(2);
     expect((await survivor.api('GET', '/api/office/replicas')).body).toEqual([
-      { id: 'r-survivor', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), agents_owned: 2 }]);
+      { id: 'r-survivor', started_at: new Date(T0).toISOString(), heartbeat_at: new Date(T0).toISOString(), expires_at: new Date(T0 + LEASE_MS).toISOString(), agents_owned: 2 }]);
   });
 
   it('a lease this replica kept renewing without running the agent (its release failed) is released, and the agent is taken again and runs its wakeup', async () => {

@@ -21,7 +21,7 @@ describe('replicas with SQLite', () => {
     const { agentId } = await seedAgent(h);
     const [replica, ...others] = (await h.api('GET', '/api/office/replicas')).body;
     expect(others).toEqual([]);
-    expect(replica).toMatchObject({ agents_owned: 1, started_at: new Date(clock.now()).toISOString() });
+    expect(replica).toMatchObject({ agents_owned: 1, started_at: new Date(clock.now()).toISOString(), expires_at: null });
     expect((await h.api('GET', `/api/office/agents/${agentId}`)).body.actor).toMatchObject({ replica: replica.id, state: 'active.idle' });
     expect(await h.scheduler.store.read((tx) => tx.leases.leaseOf(agentId))).toMatchObject({ owner_id: replica.id, expires_at: null });
 

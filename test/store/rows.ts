@@ -8,7 +8,7 @@ import type { Tx } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
 
 export function workspaceRow(at: number, patch: Partial<Workspace> = {}): Workspace {
-  return { id: newId('ws'), name: 'Acme', timezone: 'UTC', recovery_lookback_hours: 24, default_executor: null, created_at: at, updated_at: at, ...patch };
+  return { id: newId('ws'), name: 'Acme', timezone: 'UTC', recovery_lookback_hours: 24, default_executor: null, deleted_at: null, created_at: at, updated_at: at, ...patch };
 }
 
 export function projectRow(workspaceId: string, at: number, patch: Partial<Project> = {}): Project {

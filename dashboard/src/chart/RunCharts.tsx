@@ -5,9 +5,10 @@
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { WAKEUP_OUTCOMES } from '../../../src/domain/stats.js';
+import { usdTick } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import type { Stats } from '../types';
-import { ErrorBox, Loading } from '../ui';
+import { ErrorBox, Loading, YourZoneHint } from '../ui';
 import './charts.css';
 import { COST_COLOR, OUTCOME_COLORS } from './colors';
 import { formatClock, formatDay } from './time';
@@ -17,6 +18,8 @@ const WINDOWS = { hour: 60 * MINUTE, day: 24 * 60 * MINUTE } as const;
 type Span = keyof typeof WINDOWS;
 /** A day of minutes is narrower than a pixel each: the bars of a minute that had wakeups get an outline this wide, so they show. */
 const DAY_OUTLINE_PX = 1;
+/** Room for the cost axis's longest label ("$0.0075", "$1250"): recharts does not measure its ticks, and a narrower axis cuts them. */
+const COST_AXIS_PX = 64;
 
 export function RunCharts(props: { workspaceId: string }) {
   return (
@@ -40,6 +43,7 @@ function WakeupsPerMinute(props: { workspaceId: string }) {
       {...Object.fromEntries(WAKEUP_OUTCOMES.map((outcome) => [`data-total-${outcome}`, totals[outcome]]))}>
       <header>
         <h2>Wakeups per minute</h2>
+        <YourZoneHint />
         <div className="segmented" role="group" aria-label="Wakeups window">
           {(Object.keys(WINDOWS) as Span[]).map((key) => (
             <button key={key} type="button" aria-pressed={span === key} onClick={() => setSpan(key)}>Last {key}</button>
@@ -81,10 +85,10 @@ function CostPerDay(props: { workspaceId: string }) {
       <ErrorBox error={stats.error} />
       {stats.data === undefined ? <Loading what="costs" /> : (
         <ResponsiveContainer width="100%" height={220}>
-          <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -8 }}>
+          <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid vertical={false} stroke="#e5e7eb" />
             <XAxis dataKey="at" tickFormatter={formatDay} minTickGap={16} />
-            <YAxis tickFormatter={(usd: number) => `$${usd}`} />
+            <YAxis tickFormatter={usdTick} width={COST_AXIS_PX} />
             <Tooltip labelFormatter={(at) => formatDay(Number(at))} formatter={(usd) => [`$${Number(usd).toFixed(4)}`, 'cost']} isAnimationActive={false} />
             <Bar dataKey="cost_usd" name="cost" fill={COST_COLOR} className="series-cost" isAnimationActive={false} />
           </BarChart>

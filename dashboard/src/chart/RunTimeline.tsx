@@ -10,7 +10,7 @@ import { query, useApi } from '../hooks';
 import { navigate } from '../router';
 import type { RunStatus } from '../../../src/domain/types.js';
 import type { Timeline } from '../types';
-import { Empty, ErrorBox, Loading } from '../ui';
+import { Empty, ErrorBox, Loading, YourZoneHint } from '../ui';
 import './charts.css';
 import { RUN_COLORS } from './colors';
 import { assignLanes } from './lanes';
@@ -45,6 +45,7 @@ export function RunTimeline(props: { workspaceId: string; agentId: string }) {
         </BarChart>
       </ResponsiveContainer>
       <figcaption className="legend">
+        <YourZoneHint />
         {Object.entries(RUN_COLORS).map(([status, color]) => <span key={status}><i style={{ background: color }} />{status}</span>)}
       </figcaption>
     </figure>

@@ -5,7 +5,7 @@
 import { query, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { ActivityEntry, Agent } from '../types';
-import { Badge, Empty, ErrorBox, FilterSelect, Loading, Time } from '../ui';
+import { Badge, Empty, ErrorBox, FilterSelect, ApiSentence, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 /** About a busy day of decisions for a small office; older entries are a filter (code, agent) away. */
@@ -63,7 +63,7 @@ export function ActivityPage() {
                 <td><Time at={entry.created_at} /></td>
                 <td><Badge tone={codeTone(entry.code)}>{entry.code}</Badge>{entry.unattended && <Badge tone="info" title={`Caused by a cron or webhook fire${entry.on_behalf_of ? `, on behalf of ${entry.on_behalf_of}` : ''}`}>unattended</Badge>}</td>
                 <td>{entry.agent_id ? <Link to={`/office/agents/${entry.agent_id}`}>{agentName(entry.agent_id)}</Link> : <span className="muted">-</span>}</td>
-                <td className="explain">{entry.message}</td>
+                <td className="explain"><ApiSentence text={entry.message} /></td>
                 <td className="links">
                   {entry.task_id && <Link to={`/office/tasks/${entry.task_id}`}>task</Link>}
                   {entry.wakeup_id && <Link to={`/office/wakeups${query({ id: entry.wakeup_id })}`}>wakeup</Link>}

@@ -3,13 +3,14 @@ import { agentMachine } from '../../../src/machines/agent.js';
 import { machineChart } from '../../../src/machines/graph.js';
 import { api, ApiError } from '../api';
 import { StateChart } from '../chart/StateChart';
-import { shortId, wakeupBadges } from '../format';
-import { query, useApi } from '../hooks';
+import { agentActivity, cooldownLeft, shortId, wakeupBadges } from '../format';
+import { query, useApi, useNow } from '../hooks';
 import { useLive } from '../live';
-import { Link } from '../router';
-import type { Agent, Routine, Run, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
+import { Link, navigate } from '../router';
+import type { ActorView, Agent, Routine, Run, Wakeup, Workspace } from '../types';
+import { Badge, ConfirmDialog, Empty, ErrorBox, ApiSentence, Loading, Modal, ShortId, StatusBadge, Time } from '../ui';
 import { useWorkspace } from '../workspace';
+import { AgentForm } from './AgentForm';
 
 /** The timeline (and recharts with it) loads with the first page that shows it. */
 const RunTimeline = lazy(() => import('../chart/RunTimeline').then((module) => ({ default: module.RunTimeline })));
@@ -20,28 +21,40 @@ const OPEN = new Set(['queued', 'claimed', 'scheduled_retry']);
 export function AgentsPage() {
   const { workspace } = useWorkspace();
   const { actors } = useLive();
+  const now = useNow();
   const agents = useApi<Agent[]>(workspace ? `/api/office/agents${query({ workspace_id: workspace.id })}` : null);
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<Agent | null>(null);
+  const [deleting, setDeleting] = useState<Agent | null>(null);
   return (
     <section>
-      <header className="page-head"><h1>Agents</h1></header>
+      <header className="page-head">
+        <h1>Agents</h1>
+        <button type="button" className="primary" onClick={() => setAdding(true)} disabled={!workspace}>Add an agent</button>
+      </header>
       <ErrorBox error={agents.error} />
       {agents.data === undefined ? <Loading what="agents" /> : agents.data.length === 0 ? <Empty>No agents in this workspace.</Empty> : (
         <table className="list" aria-label="Agents">
-          <thead><tr><th>Name</th><th>Role</th><th>Status</th><th>Actor state</th><th>Queued</th><th>Slots</th><th>Cooldown until</th></tr></thead>
+          <thead><tr><th>Name</th><th>Role</th><th>Status</th><th>Actor state</th><th>Queued</th><th>Slots</th><th>Cooldown</th><th>Replica</th><th /></tr></thead>
           <tbody>
             {agents.data.map((agent) => {
-              const actor = actors[agent.id] ?? agent.actor;
+              const actor = liveActor(actors[agent.id], agent.actor);
               return (
                 <tr key={agent.id} data-agent-id={agent.id}>
                   <td><Link to={`/office/agents/${agent.id}`}>{agent.name}</Link></td>
                   <td>{agent.role}</td>
-                  <td><StatusBadge status={agent.status} /></td>
+                  <td data-testid="agent-status"><ActivityBadge agent={agent} actor={actor} now={now} /></td>
                   <td><code>{actor?.state ?? '-'}</code></td>
                   <td>{actor?.queued ?? '-'}</td>
                   <td>{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : '-'}</td>
                   <td>
-                    {actor?.cooldown_until ? <Time at={actor.cooldown_until} /> : '-'}
+                    {cooldownLeft(actor?.cooldown_until, now) ?? <span className="muted">-</span>}
                     {actor?.quota_held_until && <> <Link to="/office/quotas"><Badge tone="warn" title="Its program's shared quota is exhausted">quota until <Time at={actor.quota_held_until} /></Badge></Link></>}
+                  </td>
+                  <td data-testid="agent-replica-cell">{actor?.replica ? <Link to="/office/replicas" className="plain-link"><ShortId id={actor.replica} /></Link> : <span className="muted">none</span>}</td>
+                  <td className="row-actions">
+                    <button type="button" className="link" onClick={() => setEditing(agent)}>Edit</button>
+                    <button type="button" className="link danger" onClick={() => setDeleting(agent)}>Delete</button>
                   </td>
                 </tr>
               );
@@ -49,7 +62,43 @@ export function AgentsPage() {
           </tbody>
         </table>
       )}
+      {adding && workspace && (
+        <Modal title="Add an agent" onClose={() => setAdding(false)}>
+          <AgentForm workspace={workspace} onCancel={() => setAdding(false)} onSaved={() => setAdding(false)} />
+        </Modal>
+      )}
+      {editing && workspace && <EditAgentDialog workspace={workspace} agent={editing} onClose={() => setEditing(null)} />}
+      {deleting && <DeleteAgentDialog agent={deleting} onClose={() => setDeleting(null)} onDeleted={() => setDeleting(null)} />}
     </section>
+  );
+}
+
+/** The stream's view of the actor where it has one; the replica comes from the API's (the stream does not carry it). */
+function liveActor(streamed: ActorView | undefined, read: Agent['actor']): Agent['actor'] {
+  if (!streamed) return read;
+  return { ...streamed, replica: read?.replica ?? streamed.replica ?? null };
+}
+
+function ActivityBadge(props: { agent: Agent; actor: Agent['actor']; now: number }) {
+  const activity = agentActivity(props.agent, props.actor, props.now);
+  return <Badge tone={activity.tone} title={activity.title}>{activity.label}</Badge>;
+}
+
+function EditAgentDialog(props: { workspace: Workspace; agent: Agent; onClose: () => void }) {
+  return (
+    <Modal title={`Edit ${props.agent.name}`} onClose={props.onClose}>
+      <AgentForm workspace={props.workspace} agent={props.agent} onCancel={props.onClose} onSaved={props.onClose} />
+    </Modal>
+  );
+}
+
+/** What deleting an agent does (API.md, "Deleting an agent"), asked first. */
+function DeleteAgentDialog(props: { agent: Agent; onClose: () => void; onDeleted: () => void }) {
+  return (
+    <ConfirmDialog title={`Delete ${props.agent.name}?`} confirm="Delete agent" onClose={props.onClose} onDone={props.onDeleted}
+      onConfirm={() => api('DELETE', `/api/office/agents/${props.agent.id}`)}>
+      <p>Its queued wakeups are cancelled, its open tasks are unassigned and its routines are paused. Its runs and history stay.</p>
+    </ConfirmDialog>
   );
 }
 
@@ -61,11 +110,17 @@ export function AgentDetailPage(props: { id: string }) {
   const runs = useApi<Run[]>(`/api/office/runs${query({ agent_id: props.id, limit: 10 })}`);
   const chart = useMemo(() => machineChart(agentMachine), []);
   const [error, setError] = useState<ApiError | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const { workspaces } = useWorkspace();
+  const now = useNow();
 
   if (agent.error && !agent.data) return <ErrorBox error={agent.error} />;
   if (!agent.data) return <Loading what="agent" />;
   const a = agent.data;
-  const actor = actors[a.id] ?? a.actor;
+  const actor = liveActor(actors[a.id], a.actor);
+  const workspace = workspaces?.find((w) => w.id === a.workspace_id);
+  const cooldown = cooldownLeft(actor?.cooldown_until, now);
   const isCoordinator = a.role === 'coordinator' || a.role === 'ceo';
   const scheduled = (routines.data ?? []).filter((r) =>
     r.assignee_agent_instance_id === a.id && r.status === 'active' && r.triggers.some((t) => t.kind === 'schedule' && t.enabled));
@@ -87,9 +142,11 @@ export function AgentDetailPage(props: { id: string }) {
       <header className="page-head">
         <div>
           <p className="crumbs"><Link to="/office/agents">Agents</Link> /</p>
-          <h1>{a.name} <Badge>{a.role}</Badge> <StatusBadge status={a.status} /></h1>
+          <h1>{a.name} <Badge>{a.role}</Badge> <ActivityBadge agent={a} actor={actor} now={now} /></h1>
         </div>
         <div className="actions">
+          <button type="button" onClick={() => setEditing(true)} disabled={!workspace}>Edit</button>
+          <button type="button" className="danger" onClick={() => setDeleting(true)}>Delete</button>
           {a.status === 'paused'
             ? <button type="button" onClick={() => void act('PATCH', `/api/office/agents/${a.id}`, { status: 'idle' })}>Resume</button>
             : <button type="button" onClick={() => void act('PATCH', `/api/office/agents/${a.id}`, { status: 'paused' })}>Pause</button>}
@@ -97,6 +154,8 @@ export function AgentDetailPage(props: { id: string }) {
         </div>
       </header>
       <ErrorBox error={error} />
+      {editing && workspace && <EditAgentDialog workspace={workspace} agent={a} onClose={() => setEditing(false)} />}
+      {deleting && <DeleteAgentDialog agent={a} onClose={() => setDeleting(false)} onDeleted={() => navigate('/office/agents')} />}
       {isCoordinator && routines.data && scheduled.length === 0 && (
         <div className="banner" role="note" data-testid="coordinator-empty-state">
           {COORDINATOR_EMPTY_STATE} <Link to="/office/routines">Manage routines</Link>
@@ -106,11 +165,11 @@ export function AgentDetailPage(props: { id: string }) {
       {a.warnings.length > 0 && <div className="notice">{a.warnings.join(' ')}</div>}
 
       <div className="cards">
-        <div className="card"><h3>Status</h3><p className="big"><StatusBadge status={a.status} /></p><p className="hint">actor: <code data-testid="current-state">{actor?.state ?? 'not running'}</code></p></div>
+        <div className="card"><h3>Status</h3><p className="big"><ActivityBadge agent={a} actor={actor} now={now} /></p><p className="hint">{a.status} · actor: <code data-testid="current-state">{actor?.state ?? 'not running'}</code></p></div>
         <div className="card"><h3>Queue</h3><p className="big" data-testid="queued">{actor?.queued ?? queue.length}</p><p className="hint">{actor?.next_available_at ? <>next available <Time at={actor.next_available_at} /></> : 'waiting wakeups'}</p></div>
         <div className="card"><h3>Slots</h3><p className="big" data-testid="slots">{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : `- / ${a.max_concurrent_sessions}`}</p><p className="hint">running / max concurrent sessions</p></div>
         <div className="card"><h3>Replica</h3><p className="big" data-testid="agent-replica">{a.actor?.replica ? <Link to="/office/replicas"><code className="replica-id">{a.actor.replica}</code></Link> : 'none'}</p><p className="hint">{a.actor?.replica ? 'runs its actor (holds its lease)' : 'no replica holds it yet'}</p></div>
-        <div className="card"><h3>Cooldown</h3><p className="big">{actor?.cooldown_until ? <Time at={actor.cooldown_until} /> : 'none'}</p><p className="hint">{a.cooldown_sec}s after each session</p></div>
+        <div className="card"><h3>Cooldown</h3><p className="big" data-testid="cooldown">{cooldown ?? 'none now'}</p><p className="hint">{a.cooldown_sec}s after each session</p></div>
       </div>
 
       <h2>Runs in the last 24 hours</h2>
@@ -129,7 +188,7 @@ export function AgentDetailPage(props: { id: string }) {
           {queue.length === 0 ? <Empty>Nothing waiting.</Empty> : (
             <ul className="plain">
               {queue.map((w) => (
-                <li key={w.id}>{wakeupBadges(w).map((b) => <Badge key={b.label} tone={b.tone}>{b.label}</Badge>)} {w.source}: <span className="explain">{w.explain}</span></li>
+                <li key={w.id}>{wakeupBadges(w).map((b) => <Badge key={b.label} tone={b.tone}>{b.label}</Badge>)} {w.source}: <span className="explain"><ApiSentence text={w.explain} /></span></li>
               ))}
             </ul>
           )}

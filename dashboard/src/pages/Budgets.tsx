@@ -1,9 +1,11 @@
 /** The Settings page's budgets: each one's spend this period as a bar against its limit and alert threshold. */
 import { useState, type FormEvent } from 'react';
+import { CreateBudgetBody, PatchBudgetBody } from '../../../src/domain/schemas.js';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import type { Agent, BudgetWithSpend } from '../types';
-import { Badge, Empty, ErrorBox, Field, Loading } from '../ui';
+import { Badge, ConfirmDialog, Empty, ErrorBox, Field, fieldError, Loading } from '../ui';
+import { validated } from '../validate';
 
 const PERIOD_LABELS: Record<BudgetWithSpend['period'], string> = { daily: 'today', monthly: 'this month', total: 'in total' };
 
@@ -19,6 +21,8 @@ const usd = (value: number) => `$${value.toFixed(2)}`;
 export function BudgetsSection(props: { workspaceId: string }) {
   const budgets = useApi<BudgetWithSpend[]>(`/api/office/budgets${query({ workspace_id: props.workspaceId })}`);
   const agents = useApi<Agent[]>(`/api/office/agents${query({ workspace_id: props.workspaceId })}`);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<BudgetWithSpend | null>(null);
   const scopeName = (b: BudgetWithSpend) =>
     b.scope === 'workspace' ? 'Workspace' : b.scope === 'agent' ? `Agent ${agents.data?.find((a) => a.id === b.scope_id)?.name ?? b.scope_id}` : `Project ${b.scope_id}`;
   return (
@@ -35,6 +39,10 @@ export function BudgetsSection(props: { workspaceId: string }) {
                   <strong>{scopeName(b)}</strong>
                   <span data-testid="budget-spend">{usd(b.spent_usd)} of {usd(b.limit_usd)} {PERIOD_LABELS[b.period]}</span>
                   <Badge tone={b.action_on_exceed === 'pause_agent' ? 'warn' : 'muted'}>{b.action_on_exceed === 'pause_agent' ? 'pauses at limit' : 'warns at limit'}</Badge>
+                  <span className="row-actions">
+                    <button type="button" className="link" onClick={() => setEditing(editing === b.id ? null : b.id)}>Edit</button>
+                    <button type="button" className="link danger" onClick={() => setDeleting(b)}>Delete</button>
+                  </span>
                 </div>
                 <div className="bar" role="meter" aria-label={`${scopeName(b)} spend`} aria-valuemin={0} aria-valuemax={b.limit_usd} aria-valuenow={b.spent_usd}>
                   <div className={`fill tone-${tone}`} style={{ width: `${Math.min(pct, 100)}%` }} />
@@ -43,41 +51,58 @@ export function BudgetsSection(props: { workspaceId: string }) {
                   )}
                 </div>
                 <span className="hint">{Math.round(pct)}% used{b.alert_threshold_pct !== null ? ` · alert at ${b.alert_threshold_pct}%` : ''}</span>
+                {editing === b.id && <BudgetForm budget={b} onDone={() => setEditing(null)} />}
               </li>
             );
           })}
         </ul>
       )}
-      <NewBudgetForm workspaceId={props.workspaceId} agents={agents.data ?? []} />
+      <BudgetForm workspaceId={props.workspaceId} agents={agents.data ?? []} />
+      {deleting && (
+        <ConfirmDialog title={`Delete the ${scopeName(deleting)} budget?`} confirm="Delete budget" onClose={() => setDeleting(null)}
+          onConfirm={() => api('DELETE', `/api/office/budgets/${deleting.id}`)} onDone={() => setDeleting(null)}>
+          <p>Its limit of {usd(deleting.limit_usd)} {PERIOD_LABELS[deleting.period]} no longer applies. What runs spent stays counted.</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }
 
-function NewBudgetForm(props: { workspaceId: string; agents: Agent[] }) {
+/** A new budget for the workspace or one of its agents (`workspaceId`), or new terms for a budget (`budget`). */
+function BudgetForm(props: { workspaceId?: string; agents?: Agent[]; budget?: BudgetWithSpend; onDone?: () => void }) {
+  const stored = props.budget;
   const [scopeId, setScopeId] = useState('');
-  const [limit, setLimit] = useState('');
-  const [period, setPeriod] = useState<BudgetWithSpend['period']>('monthly');
-  const [onExceed, setOnExceed] = useState<BudgetWithSpend['action_on_exceed']>('warn');
-  const [threshold, setThreshold] = useState('80');
+  const [limit, setLimit] = useState(stored ? String(stored.limit_usd) : '');
+  const [period, setPeriod] = useState<BudgetWithSpend['period']>(stored?.period ?? 'monthly');
+  const [onExceed, setOnExceed] = useState<BudgetWithSpend['action_on_exceed']>(stored?.action_on_exceed ?? 'warn');
+  const [threshold, setThreshold] = useState(stored ? (stored.alert_threshold_pct === null ? '' : String(stored.alert_threshold_pct)) : '80');
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api('POST', '/api/office/budgets', {
-      scope: scopeId ? 'agent' : 'workspace', scope_id: scopeId || props.workspaceId,
-      limit_usd: Number(limit), period, action_on_exceed: onExceed,
+    const terms = {
+      limit_usd: limit.trim() === '' ? NaN : Number(limit), period, action_on_exceed: onExceed,
       alert_threshold_pct: threshold.trim() === '' ? null : Number(threshold),
-    }));
-    if (created) setLimit('');
+    };
+    const saved = await action.run(() => (stored
+      ? api('PATCH', `/api/office/budgets/${stored.id}`, validated(PatchBudgetBody, terms))
+      : api('POST', '/api/office/budgets', validated(CreateBudgetBody, { scope: scopeId ? 'agent' : 'workspace', scope_id: scopeId || props.workspaceId, ...terms }))));
+    if (!saved) return;
+    if (stored) props.onDone?.();
+    else setLimit('');
   };
+  const errorOf = (field: string) => fieldError(action.error, field);
+  const shown = ['limit_usd', 'alert_threshold_pct'].some((field) => errorOf(field));
   return (
-    <form className="card narrow" onSubmit={submit} aria-label="Add a budget">
-      <Field label="Applies to">
-        <select name="budget_scope" value={scopeId} onChange={(e) => setScopeId(e.target.value)}>
-          <option value="">The whole workspace</option>
-          {props.agents.map((a) => <option key={a.id} value={a.id}>Agent {a.name}</option>)}
-        </select>
-      </Field>
-      <Field label="Limit (USD)"><input name="limit_usd" type="number" min={0} step="0.01" value={limit} onChange={(e) => setLimit(e.target.value)} /></Field>
+    <form className="card narrow" onSubmit={submit} noValidate aria-label={stored ? 'Change the budget' : 'Add a budget'}>
+      {!stored && (
+        <Field label="Applies to">
+          <select name="budget_scope" value={scopeId} onChange={(e) => setScopeId(e.target.value)}>
+            <option value="">The whole workspace</option>
+            {props.agents?.map((a) => <option key={a.id} value={a.id}>Agent {a.name}</option>)}
+          </select>
+        </Field>
+      )}
+      <Field label="Limit (USD)" error={errorOf('limit_usd')}><input name="limit_usd" type="number" min={0} step="0.01" value={limit} onChange={(e) => setLimit(e.target.value)} /></Field>
       <Field label="Period">
         <select name="period" value={period} onChange={(e) => setPeriod(e.target.value as BudgetWithSpend['period'])}>
           <option value="daily">Daily</option><option value="monthly">Monthly</option><option value="total">Total</option>
@@ -88,9 +113,14 @@ function NewBudgetForm(props: { workspaceId: string; agents: Agent[] }) {
           <option value="warn">Warn</option><option value="pause_agent">Pause the agent</option>
         </select>
       </Field>
-      <Field label="Alert threshold (%)"><input name="alert_threshold_pct" type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} /></Field>
-      <ErrorBox error={action.error} />
-      <footer><button type="submit" disabled={action.busy || limit.trim() === ''}>Add budget</button></footer>
+      <Field label="Alert threshold (%)" error={errorOf('alert_threshold_pct')} hint="Empty: no alert before the limit.">
+        <input name="alert_threshold_pct" type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+      </Field>
+      <ErrorBox error={shown ? null : action.error} />
+      <footer>
+        {stored && <button type="button" onClick={props.onDone}>Cancel</button>}
+        <button type="submit" className={stored ? 'primary' : undefined} disabled={action.busy || limit.trim() === ''}>{stored ? 'Update budget' : 'Add budget'}</button>
+      </footer>
     </form>
   );
 }

@@ -1,10 +1,11 @@
-/** What waits for a person: approvals to decide and agent errors to look at. */
+/** What waits for a person: approvals to decide; agent errors, setup errors, pauses and exhausted quotas to look at. */
 import { useState } from 'react';
 import { api } from '../api';
+import { inboxKindBadge } from '../format';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
 import type { Agent, Approval, InboxItem } from '../types';
-import { Badge, Empty, ErrorBox, Loading, Time } from '../ui';
+import { ApiSentence, Badge, Empty, ErrorBox, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 /** The workspace's open or resolved items: asked for apart, so that resolved ones never crowd an open one out. */
@@ -48,21 +49,37 @@ export function InboxPage() {
   );
 }
 
+function KindBadge(props: { kind: string }) {
+  const badge = inboxKindBadge(props.kind);
+  return <Badge tone={badge.tone}>{badge.label}</Badge>;
+}
+
+/** What an item's `ref_id` names, where it has a page: the run that failed, the routine that paused, the quotas. */
+function RefLink(props: { item: InboxItem }) {
+  const { kind, ref_id: ref } = props.item;
+  if (!ref) return null;
+  if (kind === 'agent.error') return <Link to={`/office/runs/${ref}`}>failed run</Link>;
+  if (kind === 'agent.setup_error') return <Link to={`/office/runs/${ref}`}>the run that could not start</Link>;
+  if (kind === 'routine.paused') return <Link to={`/office/routines/${ref}`}>routine</Link>;
+  if (kind === 'quota.exhausted') return <Link to="/office/quotas">quotas</Link>;
+  return null;
+}
+
 function InboxRow(props: { item: InboxItem; agentName: (id: string) => string }) {
   const { item } = props;
   return (
     <li className="inbox-item" data-inbox-id={item.id} data-kind={item.kind} data-status={item.status}>
       <div className="row">
-        <Badge tone={item.kind === 'approval' ? 'info' : 'bad'}>{item.kind === 'approval' ? 'approval' : 'agent error'}</Badge>
-        <strong>{item.title}</strong>
+        <KindBadge kind={item.kind} />
+        <strong><ApiSentence text={item.title} /></strong>
         <Time at={item.created_at} />
       </div>
       <div className="links">
         {item.agent_id && <Link to={`/office/agents/${item.agent_id}`}>{props.agentName(item.agent_id)}</Link>}
         {item.task_id && <Link to={`/office/tasks/${item.task_id}`}>task</Link>}
-        {item.kind === 'agent.error' && item.ref_id && <Link to={`/office/runs/${item.ref_id}`}>failed run</Link>}
+        <RefLink item={item} />
       </div>
-      {item.body && <pre className="prose">{item.body}</pre>}
+      {item.body && <pre className="prose"><ApiSentence text={item.body} /></pre>}
       {item.kind === 'approval' && item.ref_id && item.status === 'open' && <Decision approvalId={item.ref_id} title={item.title} />}
       {item.kind !== 'approval' && item.status === 'open' && <MarkResolved itemId={item.id} />}
     </li>

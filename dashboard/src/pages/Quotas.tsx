@@ -5,7 +5,7 @@
 import { query, useApi } from '../hooks';
 import { Link } from '../router';
 import type { Agent, Quota } from '../types';
-import { Badge, Empty, ErrorBox, Loading, Time } from '../ui';
+import { Badge, Empty, ErrorBox, Loading, ShortId, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 export function QuotasPage() {
@@ -32,7 +32,7 @@ export function QuotasPage() {
                 <td>{quota.exhausted_until ? <Time at={quota.exhausted_until} /> : '-'}</td>
                 <td>
                   {quota.agents.length === 0 ? '-' : quota.agents.map((id) => (
-                    <span key={id}>{nameOf(id) ? <Link to={`/office/agents/${id}`}>{nameOf(id)}</Link> : <code>{id.slice(0, 12)}…</code>} </span>
+                    <span key={id}>{nameOf(id) ? <Link to={`/office/agents/${id}`}>{nameOf(id)}</Link> : <ShortId id={id} />} </span>
                   ))}
                 </td>
                 <td className="explain">{quota.reason ?? quota.warning ?? ''}</td>

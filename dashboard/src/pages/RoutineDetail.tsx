@@ -1,11 +1,14 @@
 import { useState, type FormEvent } from 'react';
+import { CATCH_UP_POLICY_SENTENCES, CONCURRENCY_POLICY_SENTENCES } from '../../../src/domain/routines.js';
 import { FireRoutineBody } from '../../../src/domain/schemas.js';
 import { api, ApiError } from '../api';
-import { formatTime } from '../format';
+import { shortId } from '../format';
 import { query, useApi } from '../hooks';
 import { Link } from '../router';
-import type { Agent, Routine, RoutineRun, Trigger, VariableDecl } from '../types';
-import { Badge, Empty, ErrorBox, Field, Loading, Modal, StatusBadge, Time } from '../ui';
+import { fireOutcome, lastFiredOf, routineZone, triggerZone } from '../routineTimes';
+import type { Agent, Routine, RoutineRun, Task, Trigger, VariableDecl } from '../types';
+import { Badge, Empty, ErrorBox, Field, Loading, Modal, StatusBadge, ZonedTime } from '../ui';
+import { useWorkspace } from '../workspace';
 import { RoutineForm } from './RoutineForm';
 
 const STATUSES = ['active', 'paused', 'archived'] as const;
@@ -19,6 +22,9 @@ export function RoutineDetailPage(props: { id: string }) {
   const routine = useApi<Routine>(`/api/office/routines/${props.id}`);
   const runs = useApi<RoutineRun[]>(`/api/office/routines/${props.id}/runs?limit=50`);
   const agents = useApi<Agent[]>(routine.data ? `/api/office/agents${query({ workspace_id: routine.data.workspace_id })}` : null);
+  // The titles of the tasks its runs made: the list the board and task pages read, routine tasks included.
+  const tasks = useApi<Task[]>(routine.data ? `/api/office/tasks${query({ workspace_id: routine.data.workspace_id, include_routine: 'true', limit: 1000 })}` : null);
+  const { workspaces } = useWorkspace();
   const [asking, setAsking] = useState(false);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -28,7 +34,11 @@ export function RoutineDetailPage(props: { id: string }) {
   if (!routine.data) return <Loading what="routine" />;
   const r = routine.data;
   const assignee = agents.data?.find((a) => a.id === r.assignee_agent_instance_id);
-  const lastFired = [...r.triggers.map((t) => t.last_fired_at), runs.data?.[0]?.started_at].filter(Boolean).sort().pop() ?? null;
+  const workspaceZone = workspaces?.find((w) => w.id === r.workspace_id)?.timezone;
+  if (!workspaceZone) return <Loading what="workspace" />;
+  const zone = routineZone(r, workspaceZone);
+  const lastRun = runs.data?.[0];
+  const taskTitle = (id: string) => tasks.data?.find((t) => t.id === id)?.title;
 
   const patch = async (body: Record<string, unknown>) => {
     setError(null);
@@ -73,8 +83,8 @@ export function RoutineDetailPage(props: { id: string }) {
       </header>
       <ErrorBox error={error} />
       {fired && (
-        <div className="notice" role="status">
-          Fired: routine run <code>{fired.id}</code> is <StatusBadge status={fired.status} />.
+        <div className="notice" role="status" data-testid="fired">
+          <span>Fired: {fireOutcome(fired)}{fired.linked_task_id && <>: <Link to={`/office/tasks/${fired.linked_task_id}`}>{taskTitle(fired.linked_task_id) ?? 'open it'}</Link></>}.</span>
           <button type="button" className="link" onClick={() => setFired(null)} aria-label="Dismiss">✕</button>
         </div>
       )}
@@ -92,19 +102,21 @@ export function RoutineDetailPage(props: { id: string }) {
           {r.paused_reason && <p className="hint">Paused: {r.paused_reason}</p>}
         </div>
         <div className="card">
-          <h3>Last fired</h3>
-          <p className="big" data-testid="last-fired">{lastFired ? <Time at={lastFired} /> : <span className="muted">never</span>}</p>
-          {lastFired && <p className="hint">{formatTime(lastFired)}</p>}
+          <h3>Last run</h3>
+          <p data-testid="last-run">{lastRun ? <ZonedTime at={lastRun.started_at} zone={zone} /> : <span className="muted">never</span>}</p>
+          {lastRun && <p className="hint">{lastRun.source === 'cron' ? 'on its schedule' : lastRun.source === 'manual' ? 'by hand (Run now)' : 'from its webhook'}: {fireOutcome(lastRun)}</p>}
         </div>
         <div className="card">
           <h3>Assignee</h3>
           <p className="big"><Link to={`/office/agents/${r.assignee_agent_instance_id}`}>{assignee?.name ?? r.assignee_agent_instance_id}</Link></p>
           <p className="hint">{assignee?.role}</p>
         </div>
-        <div className="card">
+        <div className="card policies">
           <h3>Policies</h3>
-          <p>{r.concurrency_policy}</p>
-          <p>{r.catch_up_policy} (max {r.catch_up_max})</p>
+          <p><code>{r.concurrency_policy}</code></p>
+          <p className="hint">{CONCURRENCY_POLICY_SENTENCES[r.concurrency_policy]}</p>
+          <p><code>{r.catch_up_policy}</code>{r.catch_up_policy === 'enqueue_missed_with_cap' && <> (max {r.catch_up_max})</>}</p>
+          <p className="hint">{CATCH_UP_POLICY_SENTENCES[r.catch_up_policy]}</p>
         </div>
       </div>
 
@@ -130,7 +142,10 @@ export function RoutineDetailPage(props: { id: string }) {
 
       <h2>Triggers</h2>
       {r.triggers.length === 0 ? <Empty>No triggers: this routine fires only with Run now or the API.</Empty> : (
-        r.triggers.map((trigger) => <TriggerCard key={trigger.id} trigger={trigger} onChanged={routine.reload} onError={setError} />)
+        r.triggers.map((trigger) => (
+          <TriggerCard key={trigger.id} trigger={trigger} zone={triggerZone(trigger, workspaceZone)} lastFired={lastFiredOf(trigger, runs.data)}
+            onChanged={routine.reload} onError={setError} />
+        ))
       )}
 
       <h2>Run history</h2>
@@ -140,12 +155,12 @@ export function RoutineDetailPage(props: { id: string }) {
           <tbody>
             {runs.data.map((run) => (
               <tr key={run.id} data-routine-run-id={run.id}>
-                <td><Time at={run.started_at} /></td>
+                <td><ZonedTime at={run.started_at} zone={zone} /></td>
                 <td>{run.source}</td>
                 <td><StatusBadge status={run.status} />{run.skip_reason && <span className="hint"> {run.skip_reason}</span>}{run.error && <span className="hint bad"> {run.error}</span>}</td>
                 <td>{run.outcome ? <StatusBadge status={run.outcome} /> : <span className="muted">-</span>}</td>
                 <td><code className="payload" title={JSON.stringify(run.trigger_payload, null, 2)}>{JSON.stringify(run.trigger_payload)}</code></td>
-                <td>{run.linked_task_id ? <Link to={`/office/tasks/${run.linked_task_id}`}>{run.linked_task_id}</Link> : <span className="muted">-</span>}</td>
+                <td>{run.linked_task_id ? <Link to={`/office/tasks/${run.linked_task_id}`} title={run.linked_task_id}>{taskTitle(run.linked_task_id) ?? shortId(run.linked_task_id)}</Link> : <span className="muted">-</span>}</td>
                 <td>{run.linked_wakeup_id ? <Link to={`/office/wakeups?id=${run.linked_wakeup_id}`}>view</Link> : <span className="muted">-</span>}</td>
               </tr>
             ))}
@@ -155,14 +170,14 @@ export function RoutineDetailPage(props: { id: string }) {
 
       {asking && <RunNowModal variables={r.variables} onClose={() => setAsking(false)} onFire={fire} />}
       {editing && agents.data && (
-        <RoutineForm mode="edit" workspaceId={r.workspace_id} agents={agents.data} routine={r} onClose={() => setEditing(false)}
+        <RoutineForm mode="edit" workspaceId={r.workspace_id} workspaceZone={workspaceZone} agents={agents.data} routine={r} onClose={() => setEditing(false)}
           onSaved={() => { setEditing(false); routine.reload(); }} />
       )}
     </section>
   );
 }
 
-function TriggerCard(props: { trigger: Trigger; onChanged: () => void; onError: (error: ApiError | null) => void }) {
+function TriggerCard(props: { trigger: Trigger; zone: string; lastFired: string | null; onChanged: () => void; onError: (error: ApiError | null) => void }) {
   const t = props.trigger;
   const preview = useApi<{ next_fire_times: string[]; timezone: string | null }>(
     t.kind === 'schedule' ? `/api/office/routine-triggers/${t.id}/preview?count=5` : null);
@@ -180,24 +195,27 @@ function TriggerCard(props: { trigger: Trigger; onChanged: () => void; onError: 
       <div className="row">
         <Badge tone="info">{t.kind}</Badge>
         {t.kind === 'schedule' && <code>{t.cron_expression}</code>}
-        {t.kind === 'schedule' && <span className="hint">{t.timezone ?? 'UTC'}</span>}
+        {t.kind === 'schedule' && <span className="hint" data-testid="trigger-zone">in {props.zone}</span>}
         {t.kind === 'webhook' && <><code>POST {t.url}</code><span className="hint">signing: {t.signing_mode}</span></>}
         <label className="check push">
           <input type="checkbox" checked={t.enabled} onChange={(e) => void setEnabled(e.target.checked)} /> enabled
         </label>
       </div>
       <div className="row hint">
-        <span>Last fired: {t.last_fired_at ? <Time at={t.last_fired_at} /> : 'never'}</span>
-        {t.kind === 'schedule' && <span>Next: {t.enabled && t.next_run_at ? <Time at={t.next_run_at} /> : 'not scheduled'}</span>}
+        <span data-testid="trigger-last-fired">{FIRED_BY[t.kind]}: {props.lastFired ? <ZonedTime at={props.lastFired} zone={props.zone} /> : 'never'}</span>
+        {t.kind === 'schedule' && <span data-testid="trigger-next">Next: {t.enabled && t.next_run_at ? <ZonedTime at={t.next_run_at} zone={props.zone} /> : 'not scheduled'}</span>}
       </div>
       {preview.data && (
         <div className="preview" aria-label="Next fire times">
-          Next fire times: {preview.data.next_fire_times.map((time) => <span key={time} className="pill">{formatTime(time)}</span>)}
+          Next fire times: {preview.data.next_fire_times.map((time) => <span key={time} className="pill"><ZonedTime at={time} zone={props.zone} /></span>)}
         </div>
       )}
     </div>
   );
 }
+
+/** What a trigger's last fire was, by its kind: a schedule's tick is not a Run now. */
+const FIRED_BY: Record<Trigger['kind'], string> = { schedule: 'Fired on its schedule', webhook: 'Last delivery', manual: 'Last Run now' };
 
 /** Asks for the routine's variables before a manual fire; the API checks them again. */
 function RunNowModal(props: { variables: VariableDecl[]; onClose: () => void; onFire: (variables: Record<string, unknown>) => Promise<ApiError | null> }) {

@@ -6,13 +6,12 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import { isValidTimeZone, nextFireTimes, validateCron } from '../../../src/domain/cron.js';
-import { CATCH_UP_POLICIES, CONCURRENCY_POLICIES } from '../../../src/domain/routines.js';
+import { CATCH_UP_POLICIES, CATCH_UP_POLICY_SENTENCES, CONCURRENCY_POLICIES, CONCURRENCY_POLICY_SENTENCES } from '../../../src/domain/routines.js';
 import { CreateRoutineBody, PatchRoutineBody } from '../../../src/domain/schemas.js';
 import { VARIABLE_TYPES } from '../../../src/domain/templates.js';
 import { api, ApiError } from '../api';
-import { formatTime } from '../format';
 import type { Agent, Routine, VariableDecl } from '../types';
-import { ErrorBox, Field, Modal } from '../ui';
+import { ErrorBox, Field, Modal, ZonedTime } from '../ui';
 
 type TriggerKind = 'schedule' | 'webhook' | 'manual' | 'none';
 
@@ -120,6 +119,17 @@ export function createBody(f: RoutineFormState, workspaceId: string) {
   return { workspace_id: workspaceId, ...commonBody(f), triggers: triggerBody(f) };
 }
 
+/** Every zone the browser knows, and `current` even if it does not. */
+function zonesWith(current: string): string[] {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const all = zones.includes('UTC') ? zones : ['UTC', ...zones];
+  return all.includes(current) ? all : [current, ...all];
+}
+
+function sentenceOf(sentences: Record<string, string>, policy: string): string | undefined {
+  return sentences[policy];
+}
+
 /** zod issues by dotted path (`triggers.0.cron_expression`), first message wins. */
 function issuesByPath(error: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};
@@ -135,12 +145,16 @@ function issuesByPath(error: z.ZodError): Record<string, string> {
 export function RoutineForm(props: {
   mode: 'create' | 'edit';
   workspaceId: string;
+  /** The workspace's time zone: a new schedule's, unless the form names another (as the server saves it). */
+  workspaceZone: string;
   agents: Agent[];
   routine?: Routine;
   onClose: () => void;
   onSaved: (routine: Routine) => void;
 }) {
-  const [form, setForm] = useState<RoutineFormState>(() => (props.routine ? fromRoutine(props.routine) : { ...EMPTY, assignee: props.agents[0]?.id ?? '' }));
+  const [form, setForm] = useState<RoutineFormState>(() => (props.routine
+    ? fromRoutine(props.routine)
+    : { ...EMPTY, assignee: props.agents[0]?.id ?? '', timezone: props.workspaceZone }));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [serverError, setServerError] = useState<ApiError | null>(null);
   const [saving, setSaving] = useState(false);
@@ -149,9 +163,10 @@ export function RoutineForm(props: {
   const setVariable = (index: number, patch: Partial<VariableRow>) =>
     setForm((f) => ({ ...f, variables: f.variables.map((row, i) => (i === index ? { ...row, ...patch } : row)) }));
 
+  const scheduleZone = form.timezone.trim() || props.workspaceZone;
   const cronCheck = useMemo(() => {
     if (form.triggerKind !== 'schedule' || !form.cron.trim()) return null;
-    const zone = form.timezone.trim() || 'UTC';
+    const zone = scheduleZone;
     // A bad zone is the time zone field's message (from the schema), not the cron field's.
     if (!isValidTimeZone(zone)) return null;
     const valid = validateCron(form.cron.trim(), zone);
@@ -161,7 +176,7 @@ export function RoutineForm(props: {
     } catch (error) {
       return { error: (error as Error).message, times: [] as Date[] };
     }
-  }, [form.triggerKind, form.cron, form.timezone]);
+  }, [form.triggerKind, form.cron, scheduleZone]);
 
   const bodyOf = (f: RoutineFormState) => (props.mode === 'create' ? createBody(f, props.workspaceId) : commonBody(f));
   const validate = (f: RoutineFormState): Record<string, string> => {
@@ -254,8 +269,11 @@ export function RoutineForm(props: {
               </select>
             </Field>
             {form.triggerKind === 'schedule' && (
-              <Field label="Time zone" error={err('triggers.0.timezone')} hint="IANA name; empty means UTC">
-                <input name="timezone" value={form.timezone} placeholder="UTC" onChange={(e) => set('timezone', e.target.value)} />
+              <Field label="Time zone" error={err('triggers.0.timezone')}
+                hint={scheduleZone === props.workspaceZone ? `The workspace's zone. Choose another for this schedule alone.` : `Not the workspace's zone (${props.workspaceZone}): this schedule alone runs in it.`}>
+                <select name="timezone" value={scheduleZone} onChange={(e) => set('timezone', e.target.value)}>
+                  {zonesWith(scheduleZone).map((zone) => <option key={zone} value={zone}>{zone}{zone === props.workspaceZone ? ' (workspace)' : ''}</option>)}
+                </select>
               </Field>
             )}
             {form.triggerKind === 'webhook' && (
@@ -274,7 +292,11 @@ export function RoutineForm(props: {
             </Field>
           )}
           {form.triggerKind === 'schedule' && cronCheck && !cronCheck.error && (
-            <p className="hint">Next: {cronCheck.times.map((t) => formatTime(t.toISOString())).join(' · ') || 'never'}</p>
+            <p className="hint" data-testid="cron-preview">
+              Next: {cronCheck.times.length === 0 ? 'never' : cronCheck.times.map((t, i) => (
+                <span key={t.toISOString()}>{i > 0 && ' · '}<ZonedTime at={t.toISOString()} zone={scheduleZone} /></span>
+              ))}
+            </p>
           )}
           {form.triggerKind === 'webhook' && form.signingMode !== 'none' && (
             <Field label="Secret" error={err('triggers.0.secret')} hint="Empty: one is generated and shown once">
@@ -287,17 +309,17 @@ export function RoutineForm(props: {
       <fieldset>
         <legend>Policies</legend>
         <div className="grid3">
-          <Field label="Concurrency policy" error={err('concurrency_policy')}>
+          <Field label="Concurrency policy" error={err('concurrency_policy')} hint={sentenceOf(CONCURRENCY_POLICY_SENTENCES, form.concurrency)}>
             <select name="concurrency_policy" value={form.concurrency} onChange={(e) => set('concurrency', e.target.value)}>
               {CONCURRENCY_POLICIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </select>
           </Field>
-          <Field label="Catch-up policy" error={err('catch_up_policy')}>
+          <Field label="Catch-up policy" error={err('catch_up_policy')} hint={sentenceOf(CATCH_UP_POLICY_SENTENCES, form.catchUp)}>
             <select name="catch_up_policy" value={form.catchUp} onChange={(e) => set('catchUp', e.target.value)}>
               {CATCH_UP_POLICIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </select>
           </Field>
-          <Field label="Catch-up max" error={err('catch_up_max')}>
+          <Field label="Catch-up max" error={err('catch_up_max')} hint="The most missed times one catch-up fires.">
             <input name="catch_up_max" type="number" value={form.catchUpMax} onChange={(e) => set('catchUpMax', e.target.value)} />
           </Field>
         </div>

@@ -2,16 +2,11 @@ import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { query, useApi } from '../hooks';
 import { Link } from '../router';
+import { nextFire, routineZone } from '../routineTimes';
 import type { Agent, Routine, Trigger } from '../types';
 import { useWorkspace } from '../workspace';
-import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
+import { Badge, Empty, ErrorBox, Loading, StatusBadge, ZonedTime } from '../ui';
 import { RoutineForm } from './RoutineForm';
-
-/** The soonest fire among the enabled schedule triggers. */
-export function nextFire(triggers: Trigger[]): string | null {
-  const times = triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort();
-  return times[0] ?? null;
-}
 
 export function triggerSummary(triggers: Trigger[]): { kinds: string; cron: string } {
   if (triggers.length === 0) return { kinds: 'none', cron: '-' };
@@ -68,6 +63,7 @@ export function RoutinesPage() {
           <tbody>
             {visible.map((routine) => {
               const summary = triggerSummary(routine.triggers);
+              const next = nextFire(routine.triggers, workspace.timezone);
               return (
                 <tr key={routine.id} data-routine-id={routine.id}>
                   <td>
@@ -79,9 +75,9 @@ export function RoutinesPage() {
                   <td><Link to={`/office/routines/${routine.id}`}>{routine.name}</Link>{routine.task_template === null && <Badge tone="muted">lightweight</Badge>}</td>
                   <td>{summary.kinds}</td>
                   <td><code>{summary.cron}</code></td>
-                  <td>{routine.status === 'active' ? <Time at={nextFire(routine.triggers)} /> : <span className="muted">paused</span>}</td>
+                  <td data-testid="next-fire">{routine.status !== 'active' ? <span className="muted">paused</span> : next ? <ZonedTime at={next.at} zone={next.zone} /> : <span className="muted">none scheduled</span>}</td>
                   <td><StatusBadge status={routine.status} />{routine.paused_reason && <span className="hint"> {routine.paused_reason}</span>}</td>
-                  <td>{routine.last_run ? <><StatusBadge status={routine.last_run.status} /> <Time at={routine.last_run.started_at} /></> : <span className="muted">never</span>}</td>
+                  <td>{routine.last_run ? <><StatusBadge status={routine.last_run.status} /> <ZonedTime at={routine.last_run.started_at} zone={routineZone(routine, workspace.timezone)} /></> : <span className="muted">never</span>}</td>
                   <td><Link to={`/office/agents/${routine.assignee_agent_instance_id}`}>{agentName(routine.assignee_agent_instance_id)}</Link></td>
                 </tr>
               );
@@ -93,6 +89,7 @@ export function RoutinesPage() {
         <RoutineForm
           mode="create"
           workspaceId={workspace.id}
+          workspaceZone={workspace.timezone}
           agents={agents.data}
           onClose={() => setCreating(false)}
           onSaved={(routine) => {

@@ -6,7 +6,8 @@ import { useEffect, useState } from 'react';
 import { useApi } from '../hooks';
 import { useLiveTranscript } from '../live';
 import type { LiveTranscriptEvent, Transcript } from '../types';
-import { Empty, ErrorBox, Loading } from '../ui';
+import { formatTime } from '../format';
+import { Empty, ErrorBox, Loading, YourZoneHint } from '../ui';
 
 /** Event types shown as the agent speaking; the rest are shown as its work. */
 const SPOKEN = new Set(['assistant', 'agent_message', 'result']);
@@ -16,6 +17,9 @@ const SPOKEN = new Set(['assistant', 'agent_message', 'result']);
  * it printed before this page listened is read again once that write has surely happened.
  */
 const AFTER_FLUSH_MS = 1_000;
+
+/** The hh:mm:ss of an event, in the browser's zone, as the hint above the list says. */
+const clockOf = (at: number) => formatTime(new Date(at).toISOString()).slice(11);
 
 export function RunTranscript(props: { runId: string; running: boolean }) {
   const stored = useApi<Transcript>(`/api/office/runs/${props.runId}/transcript`);
@@ -41,10 +45,11 @@ export function RunTranscript(props: { runId: string; running: boolean }) {
   return (
     <>
       {stored.data.truncated && <p className="muted">Only the last part of the transcript is kept (OFFICE_TRANSCRIPT_MAX_BYTES).</p>}
+      <p><YourZoneHint /></p>
       <ol className="transcript" aria-label="Transcript">
         {events.map((e) => (
           <li key={e.seq} data-type={e.type} className={`${e.stream === 'stderr' ? 'stderr' : ''} ${SPOKEN.has(e.type) ? 'spoken' : ''}`.trim()}>
-            <span className="muted">{new Date(e.at).toISOString().slice(11, 19)}</span> <code>{e.type}</code>
+            <time className="muted" dateTime={new Date(e.at).toISOString()}>{clockOf(e.at)}</time> <code>{e.type}</code>
             <pre>{e.text}</pre>
           </li>
         ))}

@@ -1,11 +1,11 @@
 import { lazy, Suspense, useState } from 'react';
 import { RUN_STATUSES } from '../../../src/domain/types.js';
-import { elapsed, formatTime, shortId } from '../format';
+import { browserZone, elapsed, formatTime, shortId } from '../format';
 import { query, useApi, useNow } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Run, Usage } from '../types';
 import { RunTranscript } from './RunTranscript';
-import { Empty, ErrorBox, FilterSelect, Json, Loading, StatusBadge, Tabs, Time } from '../ui';
+import { Empty, ErrorBox, FilterSelect, ApiSentence, Json, Loading, ShortId, StatusBadge, Tabs, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 import { StopRunButton } from '../stopRun';
 
@@ -39,14 +39,14 @@ export function RunsPage() {
           <tbody>
             {rows.map((run) => (
               <tr key={run.id} data-run-id={run.id} data-status={run.status}>
-                <td><Link to={`/office/runs/${run.id}`}>{run.id.slice(0, 16)}…</Link></td>
+                <td><Link to={`/office/runs/${run.id}`} title={run.id}>{shortId(run.id)}</Link></td>
                 <td><Link to={`/office/agents/${run.agent_id}`}>{agentName(run.agent_id)}</Link></td>
                 <td><StatusBadge status={run.status} /> <StopRunButton run={run} compact /></td>
                 <td><Time at={run.started_at ?? run.created_at} /></td>
                 <td>{elapsed(run.started_at, run.finished_at, now)}</td>
                 <td>{run.attempt}</td>
                 <td title={run.cost_note ?? undefined}>{formatCost(run.cost_usd)}</td>
-                <td className="explain">{typeof run.result_json?.summary === 'string' ? run.result_json.summary : run.error ? <span className="bad">{run.error.split('\n')[0]}</span> : ''}</td>
+                <td className="explain">{typeof run.result_json?.summary === 'string' ? run.result_json.summary : run.error ? <span className="bad"><ApiSentence text={run.error.split('\n')[0]!} /></span> : ''}</td>
               </tr>
             ))}
           </tbody>
@@ -82,17 +82,18 @@ export function RunDetailPage(props: { id: string }) {
       <header className="page-head">
         <div>
           <p className="crumbs"><Link to="/office/runs">Runs</Link> /</p>
-          <h1><code>{r.id}</code> <StatusBadge status={r.status} /></h1>
+          <h1>Run <ShortId id={r.id} /> <StatusBadge status={r.status} /></h1>
         </div>
         <div className="actions"><StopRunButton run={r} /></div>
       </header>
-      <div className="cards">
+      <div className="cards run-cards">
         <div className="card">
           <h3>Timing</h3>
           <dl>
-            <dt>Created</dt><dd>{formatTime(r.created_at)}</dd>
-            <dt>Started</dt><dd>{formatTime(r.started_at)}</dd>
-            <dt>Finished</dt><dd>{formatTime(r.finished_at)}</dd>
+            <dt>Created</dt><dd><time dateTime={r.created_at}>{formatTime(r.created_at)}</time></dd>
+            <dt>Started</dt><dd><time dateTime={r.started_at ?? undefined}>{formatTime(r.started_at)}</time></dd>
+            <dt>Finished</dt><dd><time dateTime={r.finished_at ?? undefined}>{formatTime(r.finished_at)}</time></dd>
+            <dt>Zone</dt><dd className="hint">{browserZone()} (your time)</dd>
             <dt>Duration</dt><dd data-testid="run-duration">{elapsed(r.started_at, r.finished_at, now)}</dd>
           </dl>
         </div>
@@ -112,7 +113,7 @@ export function RunDetailPage(props: { id: string }) {
             <dt>Executor</dt><dd>{r.executor_kind ?? '-'}</dd>
             <dt>Cost</dt><dd data-testid="run-cost">{formatCost(r.cost_usd)}{r.cost_note && <span className="muted"> ({r.cost_note})</span>}</dd>
             <dt>Tokens</dt><dd data-testid="run-usage">{formatUsage(r.usage)}</dd>
-            <dt>Session</dt><dd>{r.cli_session_id ? <code title="The program's own session id: the next run of this agent on the task resumes it">{shortId(r.cli_session_id)}</code> : '-'}</dd>
+            <dt title="The program's own session id: the next run of this agent on the task resumes it">Session</dt><dd>{r.cli_session_id ? <ShortId id={r.cli_session_id} /> : '-'}</dd>
           </dl>
         </div>
       </div>

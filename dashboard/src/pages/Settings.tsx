@@ -1,23 +1,42 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { PatchWorkspaceBody } from '../../../src/domain/schemas.js';
 import { api, ApiError } from '../api';
-import type { Workspace } from '../types';
-import { ErrorBox, Field, Loading } from '../ui';
+import { query, useApi } from '../hooks';
+import { navigate } from '../router';
+import type { Agent, Workspace } from '../types';
+import { ConfirmDialog, ErrorBox, Field, Loading, ShortId } from '../ui';
 import { useWorkspace } from '../workspace';
 import { BudgetsSection } from './Budgets';
+import { WorkspaceForm } from './Welcome';
 
-/** Workspace settings; the advanced section holds the recovery lookback window. */
+/** Workspace settings: its name and time zone, its budgets, the recovery lookback window, and deleting it. */
 export function SettingsPage() {
   const { workspace, reload } = useWorkspace();
+  const [renamed, setRenamed] = useState<Workspace | null>(null);
+  if (!workspace) return <Loading what="workspace" />;
+  return (
+    <section>
+      <header className="page-head"><h1>Workspace settings</h1></header>
+      <p className="hint">Id <ShortId id={workspace.id} /></p>
+      <WorkspaceForm key={workspace.id} workspace={workspace} onSaved={(saved) => { setRenamed(saved); reload(); }} />
+      {renamed?.id === workspace.id && <p className="ok" role="status">Updated: {renamed.name}, {renamed.timezone}.</p>}
+      <BudgetsSection workspaceId={workspace.id} />
+      <RecoverySettings workspace={workspace} onSaved={reload} />
+      <DeleteWorkspace workspace={workspace} />
+    </section>
+  );
+}
+
+/** The advanced setting: how far back the recovery sweep looks. */
+function RecoverySettings(props: { workspace: Workspace; onSaved: () => void }) {
+  const { workspace } = props;
   const [hours, setHours] = useState('');
   const [saved, setSaved] = useState<Workspace | null>(null);
   const [error, setError] = useState<ApiError | string | null>(null);
 
   useEffect(() => {
-    if (workspace) setHours(String(workspace.recovery_lookback_hours));
-  }, [workspace?.id, workspace?.recovery_lookback_hours]);
-
-  if (!workspace) return <Loading what="workspace" />;
+    setHours(String(workspace.recovery_lookback_hours));
+  }, [workspace.id, workspace.recovery_lookback_hours]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -33,21 +52,14 @@ export function SettingsPage() {
       const updated = await api<Workspace>('PATCH', `/api/office/workspaces/${workspace.id}`, parsed.data);
       setHours(String(updated.recovery_lookback_hours));
       setSaved(updated);
-      reload();
+      props.onSaved();
     } catch (e) {
       setError(e as ApiError);
     }
   };
 
   return (
-    <section>
-      <header className="page-head"><h1>Workspace settings</h1></header>
-      <dl className="card">
-        <dt>Name</dt><dd>{workspace.name}</dd>
-        <dt>Id</dt><dd><code>{workspace.id}</code></dd>
-        <dt>Time zone</dt><dd>{workspace.timezone}</dd>
-      </dl>
-      <BudgetsSection workspaceId={workspace.id} />
+    <>
       <h2>Advanced</h2>
       <form className="card narrow" onSubmit={submit} noValidate aria-label="Recovery settings">
         <Field label="Recovery lookback window (hours)" hint="How far back the recovery sweep looks for work that was left behind. 1 to 720; other values are clamped.">
@@ -57,6 +69,37 @@ export function SettingsPage() {
         {saved && <p className="ok" role="status">Saved: {saved.recovery_lookback_hours} hours.</p>}
         <footer><button type="submit" className="primary">Save</button></footer>
       </form>
-    </section>
+    </>
+  );
+}
+
+/**
+ * Deleting the workspace: only once it has no agent (the API refuses otherwise, with a 409 that
+ * names them), so the button says so first rather than letting the request fail.
+ */
+function DeleteWorkspace(props: { workspace: Workspace }) {
+  const { reload } = useWorkspace();
+  const agents = useApi<Agent[]>(`/api/office/agents${query({ workspace_id: props.workspace.id })}`);
+  const [asking, setAsking] = useState(false);
+  const count = agents.data?.length;
+  return (
+    <>
+      <h2>Delete this workspace</h2>
+      <div className="card narrow danger-zone">
+        <p className="hint">
+          {count === undefined ? 'Checking its agents…' : count > 0
+            ? `It still has ${count === 1 ? 'an agent' : `${count} agents`}: delete ${count === 1 ? 'it' : 'them'} on the Agents page first.`
+            : 'It leaves the workspace menu; its tasks and history stay in the database.'}
+        </p>
+        <footer><button type="button" className="danger" disabled={count !== 0} onClick={() => setAsking(true)}>Delete workspace</button></footer>
+      </div>
+      {asking && (
+        <ConfirmDialog title={`Delete ${props.workspace.name}?`} confirm="Delete workspace" onClose={() => setAsking(false)}
+          onConfirm={() => api('DELETE', `/api/office/workspaces/${props.workspace.id}`)}
+          onDone={() => { setAsking(false); reload(); navigate('/office/tasks'); }}>
+          <p>The workspace leaves the menu, and the dashboard opens another one. This cannot be undone from the dashboard.</p>
+        </ConfirmDialog>
+      )}
+    </>
   );
 }

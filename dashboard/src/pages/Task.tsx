@@ -3,8 +3,8 @@ import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
 import type { Agent, Comment, Run, Task, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, Loading, StatusBadge, Time } from '../ui';
-import { wakeupBadges } from '../format';
+import { Badge, Empty, ErrorBox, ApiSentence, Loading, ShortId, StatusBadge, Time } from '../ui';
+import { shortId, wakeupBadges } from '../format';
 import { assignTask, BOARD_COLUMNS, moveTask, STATE_LABELS } from './taskActions';
 
 /** One task: where it stands, who works on it, its comments, and the wakeups and runs it caused. */
@@ -47,7 +47,7 @@ export function TaskPage(props: { id: string }) {
       </header>
       <ErrorBox error={action.error} />
       <dl className="card">
-        <dt>Id</dt><dd><code>{t.id}</code></dd>
+        <dt>Id</dt><dd><ShortId id={t.id} /></dd>
         <dt>Assignee</dt><dd>{t.assignee_agent_instance_id ? <Link to={`/office/agents/${t.assignee_agent_instance_id}`}>{agentName(t.assignee_agent_instance_id)}</Link> : '-'}</dd>
         <dt>Blocked by</dt><dd data-testid="blocked-by">{t.blocked_by.length === 0 ? '-' : t.blocked_by.map((id) => {
           const blocker = blockers.data?.find((b) => b.id === id);
@@ -79,7 +79,7 @@ export function TaskPage(props: { id: string }) {
               {wakeups.data.map((w) => (
                 <li key={w.id} data-wakeup-id={w.id}>
                   {wakeupBadges(w).map((b) => <Badge key={b.label} tone={b.tone}>{b.label}</Badge>)} {agentName(w.agent_id)} · {w.source} <Time at={w.requested_at} />
-                  <div className="explain">{w.explain}</div>
+                  <div className="explain"><ApiSentence text={w.explain} /></div>
                 </li>
               ))}
             </ul>
@@ -89,7 +89,7 @@ export function TaskPage(props: { id: string }) {
           <h2>Runs</h2>
           {runs.data === undefined ? <Loading /> : runs.data.length === 0 ? <Empty>No runs on this task yet.</Empty> : (
             <ul className="plain" aria-label="Task runs">
-              {runs.data.map((run) => <li key={run.id}><Link to={`/office/runs/${run.id}`}>{run.id}</Link> <StatusBadge status={run.status} /> <Time at={run.started_at ?? run.created_at} /></li>)}
+              {runs.data.map((run) => <li key={run.id}><Link to={`/office/runs/${run.id}`} title={run.id}>{shortId(run.id)}</Link> <StatusBadge status={run.status} /> <Time at={run.started_at ?? run.created_at} /></li>)}
             </ul>
           )}
         </div>

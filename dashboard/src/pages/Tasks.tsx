@@ -7,8 +7,8 @@ import { CreateTaskBody } from '../../../src/domain/schemas.js';
 import { api } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
-import type { Agent, Task, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, Field, fieldError, Loading, Modal } from '../ui';
+import type { Agent, Run, Task, Wakeup } from '../types';
+import { Badge, Empty, ErrorBox, Field, fieldError, ApiSentence, Loading, Modal, StatusBadge, Time } from '../ui';
 import { validated } from '../validate';
 import { useWorkspace } from '../workspace';
 import { assignTask, BOARD_COLUMNS, moveTask, STATE_LABELS } from './taskActions';
@@ -20,14 +20,16 @@ const DRAG_TYPE = 'application/x-office-task';
  */
 const PAGE_LIMIT = 1000;
 
-/** The newest wakeup of each task, from one list of the workspace's wakeups (newest first). */
-function latestWakeupByTask(wakeups: Wakeup[] | undefined): Map<string, Wakeup> {
-  const latest = new Map<string, Wakeup>();
-  for (const wakeup of wakeups ?? []) {
-    if (wakeup.task_id && !latest.has(wakeup.task_id)) latest.set(wakeup.task_id, wakeup);
+/** The newest of each task's items (wakeups, runs), from one list of the workspace's, newest first. */
+function latestByTask<T extends { task_id: string | null }>(items: T[] | undefined): Map<string, T> {
+  const latest = new Map<string, T>();
+  for (const item of items ?? []) {
+    if (item.task_id && !latest.has(item.task_id)) latest.set(item.task_id, item);
   }
   return latest;
 }
+
+const LIVE_RUN = new Set<Run['status']>(['queued', 'running']);
 
 export function TasksPage() {
   const { workspace } = useWorkspace();
@@ -37,13 +39,15 @@ export function TasksPage() {
   const tasks = useApi<Task[]>(ws ? `/api/office/tasks${query({ workspace_id: ws, include_routine: includeRoutine && 'true', limit: PAGE_LIMIT })}` : null);
   const agents = useApi<Agent[]>(ws ? `/api/office/agents${query({ workspace_id: ws })}` : null);
   const wakeups = useApi<Wakeup[]>(ws ? `/api/office/wakeups${query({ workspace_id: ws, limit: PAGE_LIMIT })}` : null);
+  const runs = useApi<Run[]>(ws ? `/api/office/runs${query({ workspace_id: ws, limit: PAGE_LIMIT })}` : null);
   const action = useAction();
   const [creating, setCreating] = useState(false);
   const [dragOver, setDragOver] = useState<string | null>(null);
 
   if (!workspace) return <Loading what="workspace" />;
   const byId = new Map((tasks.data ?? []).map((t) => [t.id, t]));
-  const latest = latestWakeupByTask(wakeups.data);
+  const latest = latestByTask(wakeups.data);
+  const lastRuns = latestByTask(runs.data);
   const agentName = (id: string | null) => (id ? agents.data?.find((a) => a.id === id)?.name ?? id : null);
 
   const drop = (state: Task['state']) => (event: DragEvent) => {
@@ -67,7 +71,9 @@ export function TasksPage() {
         </div>
       </header>
       <ErrorBox error={action.error ?? tasks.error} />
-      {tasks.data === undefined ? <Loading what="tasks" /> : (
+      {tasks.data === undefined ? <Loading what="tasks" /> : tasks.data.length === 0 ? (
+        <Empty>Nothing here yet. <button type="button" className="link" onClick={() => setCreating(true)}>Create a task</button> to give an agent work.</Empty>
+      ) : (
         <div className="board" aria-label="Task board">
           {BOARD_COLUMNS.map((state) => {
             const column = tasks.data!.filter((t) => t.state === state);
@@ -77,9 +83,9 @@ export function TasksPage() {
                 onDragLeave={() => setDragOver((s) => (s === state ? null : s))}
                 onDrop={drop(state)}>
                 <h3>{STATE_LABELS[state]} <span className="count">{column.length}</span></h3>
-                {column.length === 0 ? <p className="hint">Nothing here.</p> : column.map((task) => (
+                {column.map((task) => (
                   <TaskCard key={task.id} task={task} blockers={task.blocked_by.map((id) => byId.get(id) ?? id)}
-                    agents={agents.data ?? []} assigneeName={agentName(task.assignee_agent_instance_id)} lastWakeup={latest.get(task.id)}
+                    agents={agents.data ?? []} assigneeName={agentName(task.assignee_agent_instance_id)} lastWakeup={latest.get(task.id)} lastRun={lastRuns.get(task.id)}
                     busy={action.busy}
                     onMove={(next) => void action.run(() => moveTask(task.id, next))}
                     onAssign={(agentId) => void action.run(() => assignTask(task.id, agentId))} />
@@ -89,7 +95,6 @@ export function TasksPage() {
           })}
         </div>
       )}
-      {tasks.data && tasks.data.length === 0 && <Empty>No tasks yet. Create one to give an agent work.</Empty>}
       {creating && agents.data && (
         <NewTaskDialog workspaceId={workspace.id} agents={agents.data} onClose={() => setCreating(false)} />
       )}
@@ -103,6 +108,7 @@ function TaskCard(props: {
   agents: Agent[];
   assigneeName: string | null;
   lastWakeup: Wakeup | undefined;
+  lastRun: Run | undefined;
   busy: boolean;
   onMove: (state: Task['state']) => void;
   onAssign: (agentId: string | null) => void;
@@ -124,8 +130,9 @@ function TaskCard(props: {
           </span>
         )}
       </div>
+      {props.lastRun && <RunLine run={props.lastRun} />}
       {props.lastWakeup && (
-        <p className="why" data-testid="last-wakeup" title={props.lastWakeup.explain}>{props.lastWakeup.explain}</p>
+        <p className="why" data-testid="last-wakeup"><ApiSentence text={props.lastWakeup.explain} /></p>
       )}
       <div className="controls">
         <select aria-label={`Assignee of ${task.title}`} name="assignee" value={task.assignee_agent_instance_id ?? ''} disabled={props.busy}
@@ -144,10 +151,25 @@ function TaskCard(props: {
   );
 }
 
-function NewTaskDialog(props: { workspaceId: string; agents: Agent[]; onClose: () => void }) {
+/** A card's run: running now (a link to watch it, live), or how the last one ended and when. */
+function RunLine(props: { run: Run }) {
+  const { run } = props;
+  const live = LIVE_RUN.has(run.status);
+  return (
+    <p className="run-line" data-testid="task-run" data-status={run.status}>
+      <Link to={`/office/runs/${run.id}`} title={live ? 'Watch the run, live' : 'Open the last run'}>
+        {live ? <Badge tone="info">{run.status === 'running' ? 'running' : 'starting'}</Badge> : <StatusBadge status={run.status} />}
+      </Link>{' '}
+      <span className="hint">{live ? <>since <Time at={run.started_at ?? run.created_at} /></> : <>last run <Time at={run.finished_at ?? run.created_at} /></>}</span>
+    </p>
+  );
+}
+
+/** A new task; `assignee` preselects one (the first task of an agent just added), `onCreated` hears of it. */
+export function NewTaskDialog(props: { workspaceId: string; agents: Agent[]; assignee?: string; onClose: () => void; onCreated?: (task: Task) => void }) {
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [assignee, setAssignee] = useState('');
+  const [assignee, setAssignee] = useState(props.assignee ?? '');
   const [requiresApproval, setRequiresApproval] = useState(false);
   const action = useAction();
   const submit = async (event: FormEvent) => {
@@ -155,7 +177,9 @@ function NewTaskDialog(props: { workspaceId: string; agents: Agent[]; onClose: (
     const created = await action.run(() => api<Task>('POST', '/api/office/tasks', validated(CreateTaskBody, {
       workspace_id: props.workspaceId, title, description, assignee_agent_instance_id: assignee || null, requires_approval: requiresApproval,
     })));
-    if (created) props.onClose();
+    if (!created) return;
+    props.onCreated?.(created);
+    props.onClose();
   };
   const titleError = fieldError(action.error, 'title');
   return (

@@ -4,7 +4,8 @@ import { WAKEUP_BADGE_LABELS, wakeupBadges } from '../format';
 import { query, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Wakeup } from '../types';
-import { Badge, Empty, ErrorBox, FilterSelect, Loading, Time } from '../ui';
+import { shortId } from '../format';
+import { Badge, Empty, ErrorBox, FilterSelect, ApiSentence, Loading, Time } from '../ui';
 import { useWorkspace } from '../workspace';
 
 /** The filters live in the URL, so a filtered list can be linked to. */
@@ -38,7 +39,7 @@ export function WakeupsPage() {
         <FilterSelect label="Status" name="status" value={filters.status} any="Any status" options={WAKEUP_STATUSES} onChange={(v) => setFilter('status', v)} />
         <FilterSelect label="Source" name="source" value={filters.source} any="Any source" options={WAKEUP_SOURCES} onChange={(v) => setFilter('source', v)} />
         <FilterSelect label="Badge" name="badge" value={filters.badge} any="Any badge" options={WAKEUP_BADGE_LABELS} onChange={(v) => setFilter('badge', v)} />
-        {filters.id && <button type="button" onClick={() => setFilter('id', '')}>Showing {filters.id}: show all</button>}
+        {filters.id && <button type="button" onClick={() => setFilter('id', '')} title={filters.id}>Showing {shortId(filters.id)}: show all</button>}
       </form>
       <ErrorBox error={wakeups.error} />
       {wakeups.data === undefined ? <Loading what="wakeups" /> : rows.length === 0 ? <Empty>No wakeups match.</Empty> : (
@@ -51,8 +52,8 @@ export function WakeupsPage() {
                 <td><Link to={`/office/agents/${w.agent_id}`}>{agentName(w.agent_id)}</Link></td>
                 <td>{w.source}{w.coalesced_count > 1 && <span className="hint"> +{w.coalesced_count - 1} merged</span>}</td>
                 <td className="badges">{wakeupBadges(w).map((b) => <Badge key={b.label} tone={b.tone}>{b.label}</Badge>)}{w.retry_count > 0 && <span className="hint"> retry {w.retry_count}</span>}</td>
-                <td className="explain">{w.explain}{w.task_id && <> · <Link to={`/office/tasks/${w.task_id}`}>task</Link></>}</td>
-                <td>{w.run_id ? <Link to={`/office/runs/${w.run_id}`}>{w.run_id.slice(0, 12)}…</Link> : <span className="muted">-</span>}</td>
+                <td className="explain"><ApiSentence text={w.explain} />{w.task_id && <> · <Link to={`/office/tasks/${w.task_id}`}>task</Link></>}</td>
+                <td>{w.run_id ? <Link to={`/office/runs/${w.run_id}`} title={w.run_id} className="nowrap">{shortId(w.run_id)}</Link> : <span className="muted">-</span>}</td>
               </tr>
             ))}
           </tbody>

@@ -1,106 +1,93 @@
 /**
- * Starting from nothing: "Create a workspace", then "Add an agent" with a command to run. A new
- * user gets from an empty install to an agent that can be woken without curl.
+ * Starting from nothing: "Create a workspace", then "Add an agent" (a program to run, no JSON),
+ * then a first task for it, whose run the board links to while it works. The workspace form also
+ * makes a second workspace and edits one (Settings).
  */
 import { useMemo, useState, type FormEvent } from 'react';
-import { CreateAgentBody, CreateWorkspaceBody } from '../../../src/domain/schemas.js';
-import { AGENT_ROLES } from '../../../src/domain/types.js';
+import { CreateWorkspaceBody, PatchWorkspaceBody } from '../../../src/domain/schemas.js';
 import { api } from '../api';
+import { browserZone } from '../format';
 import { query, useAction, useApi } from '../hooks';
-import type { Agent, Workspace } from '../types';
-import { ErrorBox, Field, fieldError } from '../ui';
+import { Link, navigate } from '../router';
+import type { Agent, Run, Task, Workspace } from '../types';
+import { ErrorBox, Field, fieldError, Modal } from '../ui';
 import { validated } from '../validate';
 import { useWorkspace } from '../workspace';
-
-function browserTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  } catch {
-    return 'UTC';
-  }
-}
+import { AgentForm } from './AgentForm';
+import { NewTaskDialog } from './Tasks';
 
 function timeZones(): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   return zones.includes('UTC') ? zones : ['UTC', ...zones];
 }
 
-export function CreateWorkspace() {
-  const { select } = useWorkspace();
+/** A workspace's name and time zone: a new workspace (`workspace` absent), or a change to one. */
+export function WorkspaceForm(props: { workspace?: Workspace; onSaved: (workspace: Workspace) => void; onCancel?: () => void; autoFocus?: boolean }) {
   const zones = useMemo(timeZones, []);
-  const [name, setName] = useState('');
-  const [timezone, setTimezone] = useState(browserTimeZone);
+  const [name, setName] = useState(props.workspace?.name ?? '');
+  const [timezone, setTimezone] = useState(props.workspace?.timezone ?? browserZone);
   const action = useAction();
+  const editing = props.workspace !== undefined;
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Workspace>('POST', '/api/office/workspaces', validated(CreateWorkspaceBody, { name, timezone })));
-    if (created) select(created.id);
+    const saved = await action.run(() => (editing
+      ? api<Workspace>('PATCH', `/api/office/workspaces/${props.workspace!.id}`, validated(PatchWorkspaceBody, { name, timezone }))
+      : api<Workspace>('POST', '/api/office/workspaces', validated(CreateWorkspaceBody, { name, timezone }))));
+    if (saved) props.onSaved(saved);
   };
   const nameError = fieldError(action.error, 'name');
+  const zoneError = fieldError(action.error, 'timezone');
+  return (
+    <form className="card narrow" onSubmit={submit} noValidate aria-label={editing ? 'Workspace' : 'Create a workspace'}>
+      <Field label="Name" error={nameError}>
+        <input name="workspace_name" value={name} onChange={(e) => setName(e.target.value)} autoFocus={props.autoFocus} placeholder="Acme" />
+      </Field>
+      <Field label="Time zone" error={zoneError} hint="Schedules run in this zone unless a trigger names another; the dashboard shows routine times in it.">
+        <select name="timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+          {(zones.includes(timezone) ? zones : [timezone, ...zones]).map((zone) => <option key={zone} value={zone}>{zone}</option>)}
+        </select>
+      </Field>
+      <ErrorBox error={nameError || zoneError ? null : action.error} />
+      <footer>
+        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
+        <button type="submit" className="primary" disabled={action.busy}>{editing ? 'Update workspace' : 'Create workspace'}</button>
+      </footer>
+    </form>
+  );
+}
+
+/** The first screen of a fresh install. */
+export function CreateWorkspace() {
+  const { select } = useWorkspace();
   return (
     <section className="empty-state welcome">
       <h1>Create a workspace</h1>
       <p className="hint">A workspace holds your agents, their tasks and routines. Cron schedules run in its time zone unless a trigger says otherwise.</p>
-      <form className="card narrow" onSubmit={submit} noValidate aria-label="Create a workspace">
-        <Field label="Name" error={nameError}>
-          <input name="workspace_name" value={name} onChange={(e) => setName(e.target.value)} autoFocus placeholder="Acme" />
-        </Field>
-        <Field label="Time zone" error={fieldError(action.error, 'timezone')}>
-          <select name="timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
-            {(zones.includes(timezone) ? zones : [timezone, ...zones]).map((zone) => <option key={zone} value={zone}>{zone}</option>)}
-          </select>
-        </Field>
-        <ErrorBox error={nameError ? null : action.error} />
-        <footer><button type="submit" className="primary" disabled={action.busy}>Create workspace</button></footer>
-      </form>
+      <WorkspaceForm autoFocus onSaved={(created) => { select(created.id); navigate('/office/tasks'); }} />
       <p className="hint">Or run <code>npm run demo</code> to start with a demo workspace.</p>
     </section>
   );
 }
 
-/** Shown above a workspace's pages while it has no agent. */
+/** A second (or any further) workspace, from the header's workspace menu. */
+export function NewWorkspaceDialog(props: { onClose: () => void }) {
+  const { select } = useWorkspace();
+  return (
+    <Modal title="New workspace" onClose={props.onClose}>
+      <WorkspaceForm autoFocus onCancel={props.onClose} onSaved={(created) => { select(created.id); props.onClose(); navigate('/office/tasks'); }} />
+    </Modal>
+  );
+}
+
+/**
+ * Shown above a workspace's pages while it has no agent, and then, once one is added, the next
+ * steps: a first task for it, and its run, live.
+ */
 export function AddFirstAgent(props: { workspace: Workspace }) {
   const agents = useApi<Agent[]>(`/api/office/agents${query({ workspace_id: props.workspace.id })}`);
+  const [added, setAdded] = useState<Agent | null>(null);
+  if (added) return <NextSteps workspace={props.workspace} agent={added} onDone={() => setAdded(null)} />;
   if (agents.data === undefined || agents.data.length > 0) return null;
-  return <AddAgentForm workspace={props.workspace} />;
-}
-
-/** The programs the scheduler knows by name, and the plain command. */
-const PROGRAMS: Array<[ProgramKind, string, string]> = [
-  ['claude_code', 'Claude Code', 'claude'],
-  ['codex', 'Codex CLI', 'codex'],
-  ['gemini_cli', 'Gemini CLI', 'gemini'],
-  ['command', 'Another command', ''],
-];
-type ProgramKind = 'claude_code' | 'codex' | 'gemini_cli' | 'command';
-
-/** The executor the form describes: a known program needs no command, a command needs no JSON. */
-function executorOf(kind: ProgramKind, fields: { command: string; args: string[]; model: string }) {
-  if (kind === 'command') return { kind, command: fields.command, args: fields.args };
-  return {
-    kind,
-    ...(fields.command ? { command: fields.command } : {}),
-    ...(fields.args.length > 0 ? { args: fields.args } : {}),
-    ...(fields.model ? { model: fields.model } : {}),
-  };
-}
-
-function AddAgentForm(props: { workspace: Workspace }) {
-  const [name, setName] = useState('');
-  const [role, setRole] = useState<Agent['role']>('worker');
-  const [kind, setKind] = useState<ProgramKind>('claude_code');
-  const [command, setCommand] = useState('');
-  const [model, setModel] = useState('');
-  const [args, setArgs] = useState('');
-  const action = useAction();
-  const program = PROGRAMS.find(([k]) => k === kind)!;
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const executor = executorOf(kind, { command: command.trim(), model: model.trim(), args: args.split('\n').map((a) => a.trim()).filter(Boolean) });
-    await action.run(() => api<Agent>('POST', '/api/office/agents', validated(CreateAgentBody, { workspace_id: props.workspace.id, name, role, executor })));
-  };
-  const nameError = fieldError(action.error, 'name');
-  const commandError = fieldError(action.error, 'command');
   return (
     <section className="welcome" aria-label="Add an agent">
       <h2>Add an agent</h2>
@@ -108,35 +95,42 @@ function AddAgentForm(props: { workspace: Workspace }) {
         <strong>{props.workspace.name}</strong> has no agents yet. An agent is a program the scheduler runs when it wakes the agent: Claude Code,
         Codex CLI, Gemini CLI, or any command. The prompt arrives on stdin, and <code>OFFICE_API_URL</code> with a run token in the environment.
       </p>
-      <form className="card narrow" onSubmit={submit} noValidate aria-label="Add an agent">
-        <Field label="Name" error={nameError}>
-          <input name="agent_name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Researcher" />
-        </Field>
-        <Field label="Role" hint="A coordinator or CEO also gets a heartbeat routine.">
-          <select name="role" value={role} onChange={(e) => setRole(e.target.value as Agent['role'])}>
-            {AGENT_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
-          </select>
-        </Field>
-        <Field label="Program" hint={kind === 'command' ? 'Run without a shell; the last JSON line it prints is its result.' : `The scheduler runs ${program[2]} non-interactively and reads its usage, cost, session and limits.`}>
-          <select name="executor_kind" value={kind} onChange={(e) => setKind(e.target.value as ProgramKind)}>
-            {PROGRAMS.map(([k, label]) => <option key={k} value={k}>{label}</option>)}
-          </select>
-        </Field>
-        <Field label="Command" error={commandError} hint={kind === 'command' ? 'e.g. node or /usr/local/bin/my-agent' : `Leave empty to find ${program[2]} on PATH.`}>
-          <input name="command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder={kind === 'command' ? 'node' : program[2]} />
-        </Field>
-        {kind !== 'command' && (
-          <Field label="Model" hint="Optional: passed with the program's own model flag.">
-            <input name="model" value={model} onChange={(e) => setModel(e.target.value)} />
-          </Field>
-        )}
-        <Field label={kind === 'command' ? 'Arguments (one per line)' : 'Extra arguments (one per line)'}
-          hint={kind === 'claude_code' ? 'e.g. --permission-mode and acceptEdits, on two lines' : undefined}>
-          <textarea name="args" rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder={kind === 'command' ? 'agent.mjs' : ''} />
-        </Field>
-        <ErrorBox error={nameError || commandError ? null : action.error} />
-        <footer><button type="submit" className="primary" disabled={action.busy}>Add agent</button></footer>
-      </form>
+      <AgentForm workspace={props.workspace} onSaved={setAdded} />
+    </section>
+  );
+}
+
+/** After "Add agent": it is there, and what to do next, one step at a time. */
+function NextSteps(props: { workspace: Workspace; agent: Agent; onDone: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const [task, setTask] = useState<Task | null>(null);
+  const runs = useApi<Run[]>(task ? `/api/office/runs${query({ task_id: task.id, limit: 1 })}` : null);
+  const run = runs.data?.[0];
+  return (
+    <section className="welcome next-steps" role="status" aria-label="Next steps">
+      {task === null ? (
+        <>
+          <h2>{props.agent.name} is ready</h2>
+          <p>Next, give it a first task: it wakes as soon as the task is assigned to it, and the task's card shows its run.</p>
+          <div className="actions">
+            <button type="button" className="primary" onClick={() => setAsking(true)}>Give {props.agent.name} a first task</button>
+            <button type="button" className="link" onClick={props.onDone}>Not now</button>
+          </div>
+        </>
+      ) : (
+        <>
+          <h2>"{task.title}" is on the board</h2>
+          <p>
+            {props.agent.name} wakes for it now.{' '}
+            {run ? <><Link to={`/office/runs/${run.id}`}>Watch the run</Link>: what the agent prints appears there as it works.</> : 'Its run appears here in a moment.'}
+          </p>
+          <div className="actions"><button type="button" className="link" onClick={props.onDone}>Done</button></div>
+        </>
+      )}
+      {asking && (
+        <NewTaskDialog workspaceId={props.workspace.id} agents={[props.agent]} assignee={props.agent.id} onClose={() => setAsking(false)}
+          onCreated={(created) => { setTask(created); navigate('/office/tasks'); }} />
+      )}
     </section>
   );
 }

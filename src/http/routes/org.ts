@@ -6,10 +6,11 @@ import {
   WakeAgentBody, WorkspaceQuery,
 } from '../../domain/schemas.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
+import { requireWorkspace } from '../../services/org.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import { actorFieldsOf } from '../../domain/governance.js';
 import { provenanceOf } from '../../domain/provenance.js';
-import type { Agent } from '../../domain/types.js';
+import type { Agent, Workspace } from '../../domain/types.js';
 import { cooldownFromRows } from '../../actors/supervisor.js';
 import { describeAgentActor } from '../../machines/agent.js';
 import type { Tx } from '../../persistence/store.js';
@@ -31,16 +32,24 @@ export function orgRoutes(ctx: AppContext) {
     r.post('/api/office/workspaces', { schema: {
       ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Workspaces', success: { 201: WorkspaceSchema }, errors: WRITE_ERRORS }),
       body: CreateWorkspaceBody }, config: { access: 'admin' } }, async (req, reply) =>
-      reply.code(201).send(toApi(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { access: 'read', agentRead: 'workspaces' } }, async () => toApi(await ctx.store.read((tx) => tx.workspaces.list())));
+      reply.code(201).send(workspaceView(await ctx.org.createWorkspace(req.body))));
+    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { access: 'read', agentRead: 'workspaces' } }, async () =>
+      (await ctx.store.read((tx) => tx.workspaces.list())).map(workspaceView));
     r.get('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read', agentRead: 'workspaces' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.workspaces.get(req.params.id)) ?? throwNotFound('workspace', req.params.id)));
+      workspaceView(await ctx.store.read((tx) => requireWorkspace(tx, req.params.id, 'id'))));
     r.patch('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'updateWorkspace', summary: 'Change a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchWorkspaceBody }, config: { access: 'admin' } }, async (req) =>
-      toApi(await ctx.org.updateWorkspace(req.params.id, req.body)));
+      workspaceView(await ctx.org.updateWorkspace(req.params.id, req.body)));
+    r.delete('/api/office/workspaces/:id', { schema: {
+      ...operation({ operationId: 'deleteWorkspace', summary: 'Delete a workspace', tag: 'Workspaces', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
+        description: 'Only a workspace with no agent left: one that still has agents is a 409 naming them. It leaves the lists; its tasks and history stay for the record.' }),
+      params: IdParams }, config: { access: 'admin' } }, async (req, reply) => {
+      await ctx.org.deleteWorkspace(req.params.id, actorFieldsOf(req.principal));
+      return reply.code(204).send();
+    });
 
     r.post('/api/office/projects', { schema: {
       ...operation({ operationId: 'createProject', summary: 'Create a project', tag: 'Projects', success: { 201: ProjectSchema }, errors: WRITE_ERRORS }),
@@ -106,6 +115,11 @@ export function orgRoutes(ctx: AppContext) {
       params: IdParams }, config: { access: 'read', agentRead: { ownerOf: 'agent' } } }, async (req) =>
       toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
+}
+
+/** A workspace as the API shows it: a deleted one is never shown, so its deletion mark is not either. */
+function workspaceView({ deleted_at: _deleted, ...workspace }: Workspace) {
+  return toApi(workspace);
 }
 
 /** An agent may wake only itself, and its wake is a `self` wakeup, not a person's. */

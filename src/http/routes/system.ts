@@ -32,7 +32,7 @@ export function systemRoutes(ctx: AppContext) {
       success: { 200: z.array(ReplicaSchema) }, errors: LIST_ERRORS,
       description: 'Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.' }), config: { access: 'read' } }, async () => {
       const replicas = await ctx.store.read((tx) => tx.replicas.list(ctx.clock.now()));
-      return toApi(replicas.map(({ id, started_at, heartbeat_at, agents_owned }) => ({ id, started_at, heartbeat_at, agents_owned })));
+      return toApi(replicas.map(({ id, started_at, heartbeat_at, expires_at, agents_owned }) => ({ id, started_at, heartbeat_at, expires_at, agents_owned })));
     });
 
     // Server-sent events: wakeup, run and actor changes as they happen. EventSource cannot send

@@ -2,17 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, Id, MoveTaskBody, PatchTaskBody,
+  CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, Id, MoveTaskBody, PatchBudgetBody, PatchTaskBody,
   ResolveApprovalBody, TaskListQuery, WorkspaceQuery,
 } from '../../domain/schemas.js';
 import type { Task } from '../../domain/types.js';
-import { commentAuthorOf, type CommentAuthor } from '../../domain/governance.js';
+import { actorFieldsOf, commentAuthorOf, type CommentAuthor } from '../../domain/governance.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import type { Actor } from '../../services/tasks.js';
 import { ApprovalSchema, BudgetSchema, BudgetWithSpendSchema, CommentSchema, TaskSchema } from '../../domain/responseSchemas.js';
 import { budgetsWithSpend } from '../../services/budgetStanding.js';
 import type { AppContext } from '../context.js';
-import { LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
+import { LIST_ERRORS, NO_CONTENT, READ_ERRORS, WRITE_ERRORS, operation } from '../openapi.js';
 import { toApi } from '../serialize.js';
 import { throwNotFound } from './org.js';
 
@@ -117,5 +117,16 @@ export function taskRoutes(ctx: AppContext) {
       ...operation({ operationId: 'listBudgets', summary: 'List budgets, each with its spend in the current period', tag: 'Budgets', success: { 200: z.array(BudgetWithSpendSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
       toApi(await ctx.store.read((tx) => budgetsWithSpend(tx, req.query.workspace_id, ctx.clock.now()))));
+    r.patch('/api/office/budgets/:id', { schema: {
+      ...operation({ operationId: 'updateBudget', summary: 'Change a budget\'s limit, period, action or alert threshold', tag: 'Budgets', success: { 200: BudgetSchema }, errors: WRITE_ERRORS }),
+      params: IdParams, body: PatchBudgetBody }, config: { access: 'admin' } }, async (req) =>
+      toApi(await ctx.tasks.updateBudget(req.params.id, req.body, actorFieldsOf(req.principal))));
+    r.delete('/api/office/budgets/:id', { schema: {
+      ...operation({ operationId: 'deleteBudget', summary: 'Delete a budget', tag: 'Budgets', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
+        description: 'Its limit no longer applies; what runs spent stays counted for any other budget of the scope.' }),
+      params: IdParams }, config: { access: 'admin' } }, async (req, reply) => {
+      await ctx.tasks.deleteBudget(req.params.id, actorFieldsOf(req.principal));
+      return reply.code(204).send();
+    });
   };
 }

@@ -19,6 +19,16 @@ export class BudgetsSql implements BudgetRepo {
   }
   async insert(budget: Budget) { await this.table.insert(budget); }
   async get(id: string) { return this.table.get(id); }
+  async update(id: string, patch: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>) {
+    // Rows change only by id, and the row read back is this transaction's own write.
+    if (Object.values(patch).every((value) => value === undefined)) return this.table.get(id);
+    return (await this.table.update(id, patch)) > 0 ? this.table.get(id) : undefined;
+  }
+  async delete(id: string) {
+    // Its alerts reference it: they go first, and with it (an alert's record means nothing without its budget).
+    await this.sql.run('DELETE FROM budget_alerts_sent WHERE budget_id = ?', [id]);
+    return (await this.sql.run('DELETE FROM budgets WHERE id = ?', [id])).changes > 0;
+  }
   async list(workspaceId: string | undefined) {
     return workspaceId
       ? this.table.many('SELECT * FROM budgets WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])

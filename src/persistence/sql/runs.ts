@@ -36,7 +36,7 @@ export class RunsSql implements RunRepo {
 
   async list(filter: RunFilter) {
     const { where, params } = whereClause(filter as Record<string, unknown>,
-      { agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status', on_behalf_of: 'on_behalf_of' });
+      { workspace_id: 'workspace_id', agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status', on_behalf_of: 'on_behalf_of' });
     return (await this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`,
       { ...params, limit: clampLimit(filter.limit, 200) })).map((run) => strip(run)!);
   }

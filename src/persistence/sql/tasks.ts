@@ -28,7 +28,7 @@ export class TasksSql implements TaskRepo {
     this.sql = dialect.sql;
     this.table = dialect.table(TASKS);
     const unset = (param: string) => `${dialect.cast(param, 'text')} IS NULL`;
-    this.referencesHold = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id)
+    this.referencesHold = `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id AND deleted_at IS NULL)
       AND (${unset('@assignee_agent_instance_id')} OR EXISTS (SELECT 1 FROM agent_instances
         WHERE id = @assignee_agent_instance_id AND workspace_id = @workspace_id AND deleted_at IS NULL))
       AND (${unset('@project_id')} OR EXISTS (SELECT 1 FROM projects WHERE id = @project_id AND workspace_id = @workspace_id))

@@ -1,0 +1,4 @@
+import { organisationContract } from './organisationContract.js';
+import { postgresStoreFactory } from './postgresFactory.js';
+
+organisationContract('PostgreSQL', postgresStoreFactory);

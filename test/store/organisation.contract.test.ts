@@ -1,0 +1,4 @@
+import { sqliteStoreFactory } from './factory.js';
+import { organisationContract } from './organisationContract.js';
+
+organisationContract('SQLite', sqliteStoreFactory);
