@@ -5,29 +5,15 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN as BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
-const BIN = fileURLToPath(new URL('../../bin/office-scheduler.mjs', import.meta.url));
 const TOKEN = 'cli-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-interface Result { code: number | null; stdout: string; stderr: string }
-
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, OFFICE_API_URL: h.url, OFFICE_API_TOKEN: TOKEN, ...env } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return runCli(args, { OFFICE_API_URL: h.url, OFFICE_API_TOKEN: TOKEN, ...env });
 }
 
 let h: Harness;
@@ -70,9 +56,9 @@ describe('office-scheduler routines', () => {
     const mine = await cli(['routines', 'list', '--workspace', workspaceId]);
     expect(mine.code).toBe(0);
     const lines = mine.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+CRON\s+NEXT FIRE\s+LAST RUN\s+ASSIGNEE$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+WORKSPACE\s+STATUS\s+TRIGGER\s+CRON\s+NEXT FIRE\s+LAST RUN\s+ASSIGNEE$/);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(new RegExp(`^${digestId}\\s+Nightly digest\\s+active\\s+schedule\\s+0 3 \\* \\* \\*\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00Z\\s+never\\s+Worker$`));
+    expect(lines[1]).toMatch(new RegExp(`^${digestId}\\s+Nightly digest\\s+Acme\\s+active\\s+schedule\\s+0 3 \\* \\* \\*\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00Z\\s+never\\s+Worker$`));
   });
 
   it('fires a routine with --var values, and prints the routine run', async () => {
