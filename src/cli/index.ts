@@ -275,7 +275,8 @@ async function demo(io: Io): Promise<number> {
     io.out([
       '',
       `Demo ready${ids.created.length ? ` (created ${ids.created.join(', ')})` : ' (reusing the demo workspace)'}.`,
-      `  Dashboard: ${url}/office/routines`,
+      // The link names the workspace: the dashboard would otherwise open the first one, or the last one chosen there.
+      `  Dashboard: ${url}/office/tasks?workspace=${ids.workspaceId}`,
       `  '${DEMO.ticker}' wakes ${DEMO.worker} every 10 seconds; watch ${url}/office/agents/${ids.workerId}`,
       `  '${DEMO.ask}' asks for a question when you press Run now.`,
       '  Ctrl-C stops the scheduler; the next `npm run demo` picks up where this one left off.',
