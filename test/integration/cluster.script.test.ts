@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 import { waitFor } from '../helpers/harness.js';
+import { consecutiveFreePorts } from '../helpers/ports.js';
 import { pidsWithEnv } from '../helpers/processes.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
@@ -67,20 +67,3 @@ it('spreads its agents over every replica, and stops on Ctrl-C with no stack tra
   // Zombies not yet reaped carry no environment: what is found here is really running.
   expect(leftovers()).toEqual([]);
 }, 90_000);
-
-/** A first port such that it and the next `count - 1` are free now: the cluster's replicas take consecutive ports. */
-async function consecutiveFreePorts(count: number): Promise<number> {
-  for (;;) {
-    const first = 20_000 + Math.floor(Math.random() * 30_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(first + i)));
-    if (free.every(Boolean)) return first;
-  }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
