@@ -10,7 +10,9 @@
  * directory. A Ctrl-C at the terminal signals the whole foreground process group: the replicas are
  * in it and shut down by themselves as they do on SIGTERM (this script signals them too, for a
  * SIGTERM sent to it alone), while PostgreSQL runs detached, in a group of its own, and is stopped
- * only once every replica has exited.
+ * only once every replica has exited. npm runs it with `node --import tsx`, not the tsx command:
+ * tsx relays a Ctrl-C to its child and SIGKILLs it when the child has not acknowledged the signal
+ * within 60 ms, which a busy machine misses, and that left the replicas running with no PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -82,8 +84,12 @@ async function main(): Promise<void> {
   const replicas: Replica[] = Array.from({ length: REPLICAS }, (_, i) => ({ id: `replica-${i}`, port: firstPort + i, process: null }));
   let stopping = false;
 
+  // Replicas being spawned: a stop waits for them, so that none starts after it and outlives PostgreSQL.
+  const spawning = new Set<Promise<ServerProcess>>();
   const start = async (replica: Replica): Promise<string> => {
-    const child = await startServer({ ...env, OFFICE_REPLICA_ID: replica.id, OFFICE_PORT: String(replica.port) }, say);
+    const spawned = startServer({ ...env, OFFICE_REPLICA_ID: replica.id, OFFICE_PORT: String(replica.port) }, say);
+    spawning.add(spawned);
+    const child = await spawned.finally(() => spawning.delete(spawned));
     replica.process = child;
     void child.exited.then((code) => {
       replica.process = null;
@@ -102,6 +108,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`\n${signal}: stopping the replicas, then PostgreSQL…`);
+    await Promise.allSettled(spawning);
     for (const replica of replicas) replica.process?.child.kill('SIGTERM');
     await Promise.all(replicas.map((replica) => replica.process?.exited));
     postgres.child.kill('SIGTERM');
@@ -132,6 +139,8 @@ async function main(): Promise<void> {
       '',
     ].join('\n'));
   } catch (error) {
+    // A Ctrl-C while it starts fails the start's requests: that is the stop, not a failure to report.
+    if (stopping) return;
     say(`cluster: start failed: ${error instanceof Error ? error.message : String(error)}`);
     await stop('start failure', 1);
   }

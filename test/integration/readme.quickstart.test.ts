@@ -95,6 +95,8 @@ describe('the README quickstart', () => {
     const code = await exited;
     // The scheduler exits 0; npm reports a job interrupted by Ctrl-C as 130 (128 + SIGINT), as shells do.
     expect([0, 130], readable()).toContain(code);
+    // It shut down, rather than being killed: its own last words are there.
+    expect(readable()).toMatch(/shutting down.*"signal":"SIGINT"/);
     expect(readable()).not.toMatch(/^\s+at /m);
     expect(pidsWithEnv(MARK, mark)).toEqual([]);
   }, 90_000);
