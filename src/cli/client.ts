@@ -78,7 +78,7 @@ export class ApiClient {
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new CliError(`cannot connect to ${this.baseUrl} (${why}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\` or set OFFICE_API_URL.`, EXIT.connect);
+      throw new CliError(`cannot connect to ${this.baseUrl} (${why}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\`, or set OFFICE_API_URL (or OFFICE_PORT) to where it runs.`, EXIT.connect);
     }
     const text = await response.text();
     let json: unknown;

@@ -20,6 +20,7 @@ Commands:
   routines list [--workspace <name|id>]  routines with their workspace, triggers, next fire and last run
   routines fire <id> [--var key=value]…  fire a routine now; --var sets a template variable
   wakeups list [--workspace <name|id>] [--agent <name|id>] [--status <status>] [--source <source>] [--limit <n>]
+                                         wakeups, newest first, each with why it is where it is
   wakeups why <id>                       why a wakeup did (or did not) wake its agent, in one sentence
   tokens create <name> [--role member|admin]
                                          create a named API token (admin only); its secret is printed once
