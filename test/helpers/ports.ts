@@ -16,7 +16,8 @@ export function freePort(): Promise<number> {
 /** A first port such that it and the next `count - 1` are free now, for a program that takes consecutive ports. */
 export async function consecutiveFreePorts(count: number): Promise<number> {
   for (;;) {
-    const first = 20_000 + Math.floor(Math.random() * 30_000);
+    // Below Linux's ephemeral range (32768 and up), where the kernel hands out the other tests' port 0.
+    const first = 20_000 + Math.floor(Math.random() * 12_000);
     const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(first + i)));
     if (free.every(Boolean)) return first;
   }
