@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     say([
       '',
       `Cluster ready: ${REPLICAS} replicas on one PostgreSQL (OFFICE_LEASE_SEC=${leaseSec}), the demo workspace and ${workers} more workers.`,
-      ...replicas.map((r, i) => `  ${r.id}  ${urls[i]}  pid ${r.process?.child.pid}  runs ${owned.get(r.id)} agents`),
+      ...replicas.map((r, i) => `  ${r.id}  ${urls[i]}  pid ${r.process?.child.pid}  runs ${agentCount(owned.get(r.id) ?? 0)}`),
       `  Dashboard (any replica serves it): ${urls[0]}/office/agents?workspace=${ids.workspaceId}`,
       `  Who runs what: ${urls[0]}/office/replicas (each replica's heartbeat and agents), or curl ${urls[1]}/api/office/replicas`,
       `  '${DEMO.ticker}' and the cluster routines wake the workers every 10 seconds.`,
@@ -186,6 +186,10 @@ async function waitUntilSpread(api: ApiClient, workspaceId: string, replicaIds: 
     if (Date.now() > deadline) throw new Error(`the agents did not reach every replica within ${SPREAD_TIMEOUT_MS / 1000} s: ${JSON.stringify(live)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+function agentCount(n: number): string {
+  return `${n} agent${n === 1 ? '' : 's'}`;
 }
 
 main().catch((error) => {

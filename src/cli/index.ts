@@ -280,6 +280,7 @@ async function demo(io: Io): Promise<number> {
       `  Dashboard: ${url}/office/tasks?workspace=${ids.workspaceId}`,
       `  '${DEMO.ticker}' wakes ${DEMO.worker} every 10 seconds; watch ${url}/office/agents/${ids.workerId}`,
       `  '${DEMO.ask}' asks for a question when you press Run now.`,
+      '  The board has a task in every column: the worker does two of them, and one then waits for your approval in the Inbox.',
       '  Ctrl-C stops the scheduler; the next `npm run demo` picks up where this one left off.',
       '',
     ].join('\n'));
