@@ -9,7 +9,7 @@ import { WAKEUP_STATUSES } from '../domain/types.js';
 import { ApiClient, CliError, EXIT } from './client.js';
 import { DEMO, seedDemo } from './demo.js';
 import { table, time } from './format.js';
-import { listAgents, listWorkspaces, resolveAgent, resolveWorkspace, workspaceQuery, type Workspace } from './lookup.js';
+import { listAgents, resolveAgent, resolveWorkspace, workspaceNames, workspaceQuery, type Workspace } from './lookup.js';
 import { startServer } from './server.js';
 
 export const USAGE = `Usage: office-scheduler <command> [options]
@@ -138,12 +138,11 @@ async function routinesList(args: string[], io: Io): Promise<number> {
     io.out(workspace ? `No routines in workspace '${workspace.name}'.` : 'No routines.');
     return EXIT.ok;
   }
-  const [names, workspaces] = await Promise.all([agentNames(api, workspace?.id), workspace ? [workspace] : listWorkspaces(api)]);
-  const workspaceNames = new Map(workspaces.map((w) => [w.id, w.name]));
+  const [names, workspaceName] = await Promise.all([agentNames(api, workspace?.id), workspaceNames(api, workspace)]);
   io.out(table(['ID', 'NAME', 'WORKSPACE', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], routines.map((r) => {
     const next = r.triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort()[0];
     return [
-      r.id, r.name, workspaceNames.get(r.workspace_id) ?? r.workspace_id, r.status,
+      r.id, r.name, workspaceName.get(r.workspace_id) ?? r.workspace_id, r.status,
       [...new Set(r.triggers.map((t) => t.kind))].join(',') || 'none',
       r.triggers.filter((t) => t.kind === 'schedule').map((t) => t.cron_expression).join('; ') || '-',
       r.status === 'active' ? time(next) : '-',

@@ -21,6 +21,12 @@ export async function listAgents(api: ApiClient, workspaceId?: string): Promise<
   return api.get<Agent[]>(`/api/office/agents${workspaceQuery(workspaceId)}`);
 }
 
+/** Workspace names by id: the one workspace given, or all of them. */
+export async function workspaceNames(api: ApiClient, only?: Workspace): Promise<Map<string, string>> {
+  const workspaces = only ? [only] : await listWorkspaces(api);
+  return new Map(workspaces.map((w) => [w.id, w.name]));
+}
+
 export function workspaceQuery(workspaceId: string | undefined): string {
   return workspaceId ? `?workspace_id=${encodeURIComponent(workspaceId)}` : '';
 }
@@ -32,8 +38,7 @@ export async function resolveWorkspace(api: ApiClient, ref: string): Promise<Wor
 
 /** `workspaces` names each candidate's workspace in an ambiguity error, so the user can narrow it with --workspace. */
 export async function resolveAgent(api: ApiClient, ref: string, workspace?: Workspace): Promise<Agent> {
-  const [agents, workspaces] = await Promise.all([listAgents(api, workspace?.id), workspace ? [workspace] : listWorkspaces(api)]);
-  const workspaceName = new Map(workspaces.map((w) => [w.id, w.name]));
+  const [agents, workspaceName] = await Promise.all([listAgents(api, workspace?.id), workspaceNames(api, workspace)]);
   return pickByIdOrName(agents, ref, {
     kind: 'agent',
     flag: '--agent',
