@@ -10,6 +10,8 @@ import { CLI_BIN as BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 const TOKEN = 'cli-test-token';
+/** For a test that runs several CLI processes one after another: each loads TypeScript through tsx, a few seconds apiece on two busy cores. */
+const CLI_STEPS_TIMEOUT_MS = 90_000;
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
@@ -151,7 +153,7 @@ describe('office-scheduler tokens', () => {
     expect(after.stderr).toMatch(/401 unauthorized: .*revoked/);
     const json = JSON.parse((await cli(['tokens', 'list', '--json'])).stdout);
     expect(json.find((t: { id: string }) => t.id === id).revoked_at).toEqual(expect.any(String));
-  });
+  }, CLI_STEPS_TIMEOUT_MS);
 
   it('creates an admin token with --role admin, and refuses a bad role or a missing name (exit 2) and an unknown id (exit 1)', async () => {
     const admin = JSON.parse((await cli(['tokens', 'create', 'ops', '--role', 'admin', '--json'])).stdout);
@@ -166,7 +168,7 @@ describe('office-scheduler tokens', () => {
     const unknown = await cli(['tokens', 'revoke', 'tok_missing']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/404 not_found: .*tok_missing/);
-  });
+  }, CLI_STEPS_TIMEOUT_MS);
 });
 
 describe('office-scheduler errors', () => {
