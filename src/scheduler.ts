@@ -79,7 +79,8 @@ export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Con
   if (destination) return pino(options, destination);
   // A person at a terminal reads lines; a log collector (no terminal, or OFFICE_LOG_FORMAT=json) reads JSON.
   const pretty = config.logFormat === 'pretty' || (config.logFormat === undefined && process.stdout.isTTY === true);
-  return pretty ? pino(options, pinoPretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss', singleLine: true })) : pino(options);
+  // sync: the lines reach the terminal in the order they were logged, before the start summary main.ts prints after them.
+  return pretty ? pino(options, pinoPretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: true })) : pino(options);
 }
 
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {

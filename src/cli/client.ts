@@ -9,7 +9,7 @@ export const EXIT = {
   api: 1,
   /** The command line itself is wrong. */
   usage: 2,
-  /** Nothing answered at OFFICE_API_URL. */
+  /** Nothing answered at OFFICE_API_URL (or on OFFICE_PORT). */
   connect: 3,
 } as const;
 
@@ -20,6 +20,20 @@ export class CliError extends Error {
 }
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:7700';
+
+/**
+ * OFFICE_API_URL when set (a scheduler elsewhere, or behind a proxy); otherwise the local one on
+ * OFFICE_PORT, the variable `npm start` itself listens on, so one setting serves both.
+ */
+export function apiUrlFromEnv(env: NodeJS.ProcessEnv): string {
+  if (env.OFFICE_API_URL) return env.OFFICE_API_URL;
+  const port = env.OFFICE_PORT;
+  if (!port) return DEFAULT_API_URL;
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new CliError(`OFFICE_PORT '${port}' is not a port number (1 to 65535); set it to the scheduler's port, or set OFFICE_API_URL`, EXIT.usage);
+  }
+  return `http://127.0.0.1:${Number(port)}`;
+}
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -35,7 +49,7 @@ export class ApiClient {
   }
 
   static fromEnv(env: NodeJS.ProcessEnv): ApiClient {
-    return new ApiClient(env.OFFICE_API_URL || DEFAULT_API_URL, env.OFFICE_API_TOKEN || undefined);
+    return new ApiClient(apiUrlFromEnv(env), env.OFFICE_API_TOKEN || undefined);
   }
 
   get<T>(path: string): Promise<T> {
@@ -64,7 +78,7 @@ export class ApiClient {
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new CliError(`cannot connect to ${this.baseUrl} (${why}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\` or set OFFICE_API_URL.`, EXIT.connect);
+      throw new CliError(`cannot connect to ${this.baseUrl} (${why}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\`, or set OFFICE_API_URL (or OFFICE_PORT) to where it runs.`, EXIT.connect);
     }
     const text = await response.text();
     let json: unknown;

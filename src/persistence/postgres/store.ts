@@ -100,7 +100,12 @@ export class PostgresStore implements Store {
     } as pg.PoolConfig);
     // An idle connection that breaks (the server restarted) is dropped by the pool; the next unit gets a new one.
     this.pool.on('error', (error) => this.log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool drops it'));
-    this.pool.on('connect', (client) => this.backends.add(backendPid(client)));
+    this.pool.on('connect', (client) => {
+      this.backends.add(backendPid(client));
+      // A connection in use when it breaks (the server shutting down) fails its unit's next
+      // statement, which reports it; pg also emits 'error' on it, which with no listener ends the process.
+      client.on('error', (error) => this.log.info({ err: error.message }, 'a PostgreSQL connection in use failed; its unit reports it'));
+    });
     this.pool.on('remove', (client) => this.backends.delete(backendPid(client)));
     void this.whenReady().catch(() => undefined);
   }
