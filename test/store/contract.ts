@@ -277,7 +277,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect([first.kind, again.kind]).toEqual(['queued', 'queued']);
         expect((await read((tx) => tx.wakeups.findByKey('k')))?.id).toBe((again as { wakeup: Wakeup }).wakeup.id);
         expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
-        await write((tx) => tx.agents.update(agent.id, { deleted_at: now }));
+        expect(await write((tx) => tx.agents.markDeleted(agent.id, now))).toMatchObject({ deleted_at: now, status: 'stopped' });
+        expect(await write((tx) => tx.agents.markDeleted(agent.id, now + 1))).toBeUndefined();
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 6_000), null, now))).toEqual({ kind: 'agent_gone' });
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request({ id: 'agt_missing', workspace_id: agent.workspace_id }, now), null, now)))
           .toEqual({ kind: 'agent_gone' });
@@ -337,8 +338,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write(async (tx) => {
           await tx.tasks.insert(task);
           await tx.wakeups.insert(claimed);
-          await tx.runs.insert(run, null);
-          await tx.wakeups.update(claimed.id, { run_id: run.id });
+          // The start records the run on its wakeup (the schema's trigger); the run is still queued.
+          expect(await tx.runs.start(run, null)).toBe(true);
         });
         const rule = { windowSince: now - 5_000, anyTask: false };
         const other = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 1), rule, 0));
@@ -394,10 +395,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.wakeups.list({ source: 'task_assigned' }))).map((w) => w.id)).toEqual([onTask.id]);
         expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id, limit: 2 }))).toHaveLength(2);
         expect((await read((tx) => tx.wakeups.openForTask(task.id))).map((w) => w.id).sort()).toEqual([onTask.id, retry.id].sort());
-        expect((await read((tx) => tx.wakeups.pendingRetriesFor(task.id, agent.id))).map((w) => w.id)).toEqual([retry.id]);
         expect(await read((tx) => tx.wakeups.countByStatus())).toMatchObject({ queued: 1, scheduled_retry: 1, finished: 1 });
-        await write((tx) => tx.wakeups.update(onTask.id, { status: 'cancelled', cancel_reason: 'test' }));
-        expect(await read((tx) => tx.wakeups.get(onTask.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'test' });
+        expect((await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 1))).map((w) => w.id)).toEqual([retry.id]);
+        expect(await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 2))).toEqual([]);
+        expect(await write((tx) => tx.wakeups.cancelUnclaimedOf(agent.id, 'test', now + 3))).toEqual([
+          { ...onTask, status: 'cancelled', cancel_reason: 'test', finished_at: now + 3 },
+        ]);
+        expect(await read((tx) => tx.wakeups.get(retry.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now + 1 });
+        expect(await read((tx) => tx.wakeups.get(done.id))).toMatchObject({ status: 'finished' });
       });
     });
 
@@ -463,7 +468,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ blocked_by: [b1!.id], reviewers: [agent.id] });
         expect((await read((tx) => tx.tasks.dependentsOf(b1!.id))).map((t) => t.id)).toEqual([task.id]);
         expect(await read((tx) => tx.tasks.openBlockers(task.id))).toEqual([b1!.id]);
-        await write((tx) => tx.tasks.update(b1!.id, { state: 'DONE', completed_at: now }));
+        expect(await write((tx) => tx.tasks.move(b1!.id, 'TODO', 'DONE', now))).toMatchObject({ state: 'DONE', completed_at: now });
         expect(await read((tx) => tx.tasks.openBlockers(task.id))).toEqual([]);
       });
 
@@ -688,8 +693,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.runs.costSince(agent.id, now))).toBe(1.25);
         expect(await read((tx) => tx.runs.countByStatus())).toEqual({ succeeded: 1, failed: 1, running: 1 });
         expect((await read((tx) => tx.runs.list({ wakeup_id: wakeup.id, status: 'running' }))).map((r) => r.id)).toEqual([open.id]);
-        await write((tx) => tx.runs.update(open.id, { session_pid: 42 }));
-        expect(await read((tx) => tx.runs.get(open.id))).toMatchObject({ session_pid: 42 });
+        expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 42, session_pgid: 42, session_start_time: 'start' }))).toBe(true);
+        expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 43, session_pgid: 43, session_start_time: 'later' }))).toBe(false);
+        expect(await read((tx) => tx.runs.get(open.id))).toMatchObject({ session_pid: 42, session_start_time: 'start' });
       });
     });
 
@@ -772,7 +778,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
           .toEqual([[trigger.id, routine.id]]);
         const run = routineRunRow(routine, now);
         await write((tx) => tx.routines.insertRun(run));
-        await write((tx) => tx.routines.updateRun(run.id, { status: 'skipped', skip_reason: 'idle' }));
+        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'skipped', skip_reason: 'idle' }))).toBe(true);
+        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'dispatched' }))).toBe(false);
         expect(await read((tx) => tx.routines.getRun(run.id))).toEqual({ ...run, status: 'skipped', skip_reason: 'idle' });
       });
 
@@ -822,7 +829,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.routines.activeRuns(routine.id, 'default'))).map((r) => r.id)).toEqual([heavy.id, light.id]);
         expect((await read((tx) => tx.routines.runByTask(task.id)))?.id).toBe(heavy.id);
         expect(await read((tx) => tx.routines.assignmentWakeupIdOf(task.id))).toBe(assignment.id);
-        await write((tx) => tx.wakeups.update(wakeup.id, { status: 'finished' }));
+        const fence = await write((tx) => lease(tx, agent.id));
+        await write((tx) => tx.wakeups.claim(wakeup.id, now, fence));
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'finished', finished_at: now }))).toMatchObject({ status: 'finished' });
         expect((await read((tx) => tx.routines.activeRuns(routine.id, 'default'))).map((r) => r.id)).toEqual([heavy.id]);
       });
 
@@ -832,9 +841,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.routines.getTrigger(trigger.id))).toEqual(trigger);
         expect(await read((tx) => tx.routines.triggersOf(routine.id))).toEqual([trigger]);
         expect((await read((tx) => tx.routines.liveScheduleTriggers())).map((l) => l.trigger.id)).toEqual([trigger.id]);
-        await write((tx) => tx.routines.updateTrigger(trigger.id, { enabled: false }));
+        expect(await write((tx) => tx.routines.editTrigger(trigger.id, { enabled: false }))).toEqual({ ...trigger, enabled: false });
         expect(await read((tx) => tx.routines.liveScheduleTriggers())).toEqual([]);
-        await write((tx) => tx.routines.update(routine.id, { status: 'archived' }));
+        expect(await write((tx) => tx.routines.archive(routine.id, now + 1))).toMatchObject({ status: 'archived', updated_at: now + 1 });
+        expect(await write((tx) => tx.routines.archive(routine.id, now + 2))).toBeUndefined();
+        expect(await write((tx) => tx.routines.editTrigger(trigger.id, { enabled: true }))).toBeUndefined();
+        expect(await write((tx) => tx.routines.edit(routine.id, { name: 'Renamed' }))).toBeUndefined();
+        expect(await read((tx) => tx.routines.getTrigger(trigger.id))).toMatchObject({ enabled: false, next_run_at: null });
         expect(await read((tx) => tx.routines.list({ assignee: agent.id }))).toEqual([]);
         expect(await read((tx) => tx.routines.list({ assignee: agent.id, include_archived: true }))).toHaveLength(1);
         await write((tx) => tx.routines.deleteTrigger(trigger.id));
@@ -949,9 +962,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.projects.get(project.id))).toEqual(project);
         expect(await read((tx) => tx.agents.get(agent.id))).toEqual(agent);
         await write(async (tx) => {
-          await tx.workspaces.update(workspace.id, { name: 'Acme 2' });
-          await tx.projects.update(project.id, { name: 'Launch 2' });
-          await tx.agents.update(agent.id, { name: 'Worker 2', warnings: ['w'] });
+          expect(await tx.workspaces.edit(workspace.id, { name: 'Acme 2' })).toEqual({ ...workspace, name: 'Acme 2' });
+          expect(await tx.projects.edit(project.id, { name: 'Launch 2' })).toEqual({ ...project, name: 'Launch 2' });
+          expect(await tx.agents.edit(agent.id, { name: 'Worker 2', warnings: ['w'] })).toEqual({ ...agent, name: 'Worker 2', warnings: ['w'] });
+          expect(await tx.workspaces.edit('ws_missing', { name: 'x' })).toBeUndefined();
         });
         expect((await read((tx) => tx.workspaces.list())).map((w) => w.name)).toEqual(['Acme 2']);
         expect((await read((tx) => tx.projects.list(workspace.id))).map((p) => p.name)).toEqual(['Launch 2']);
