@@ -282,7 +282,6 @@ export class RunPipeline {
   async recoverAfterCrash(agentIds?: readonly string[]): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
     if (agentIds?.length === 0) return { interrupted: 0, requeued: 0 };
-    const scope = agentIds ? new Set(agentIds) : null;
     const unfinished = await store.read((tx) => tx.runs.listUnfinished(this.ctx.owner, agentIds));
     await this.ctx.stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
