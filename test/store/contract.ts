@@ -953,6 +953,81 @@ export function storeContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe('transitions: each changes its row only from the state it expects, and says when it did not', () => {
+      it('agents: pause, resume, stop and delete, each refused from the wrong status or once deleted', async () => {
+        const { agent } = await seed();
+        expect(await write((tx) => tx.agents.resume(agent.id, now))).toBeUndefined();
+        expect(await write((tx) => tx.agents.pause(agent.id, 'first', now + 1))).toMatchObject({ status: 'paused', paused_reason: 'first', updated_at: now + 1 });
+        expect(await write((tx) => tx.agents.pause(agent.id, 'second', now + 2))).toBeUndefined();
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ paused_reason: 'first' });
+        expect(await write((tx) => tx.agents.resume(agent.id, now + 3))).toMatchObject({ status: 'idle', paused_reason: null });
+        expect(await write((tx) => tx.agents.stop(agent.id, now + 4))).toMatchObject({ status: 'stopped' });
+        expect(await write((tx) => tx.agents.stop(agent.id, now + 5))).toBeUndefined();
+        await write((tx) => tx.agents.markDeleted(agent.id, now + 6));
+        expect(await write((tx) => tx.agents.resume(agent.id, now + 7))).toBeUndefined();
+        expect(await write((tx) => tx.agents.edit(agent.id, { name: 'Gone' }))).toBeUndefined();
+      });
+
+      it('tasks: a move and a reassignment are compare-and-sets, answering the task with its links', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const blocker = taskRow(agent.workspace_id, now);
+        await write(async (tx) => { await tx.tasks.insert(blocker); await tx.tasks.insert({ ...task, blocked_by: [blocker.id], reviewers: [agent.id] }); });
+        expect(await write((tx) => tx.tasks.move(task.id, 'IN_PROGRESS', 'DONE', now + 1))).toBeUndefined();
+        expect(await write((tx) => tx.tasks.move(task.id, 'TODO', 'ARCHIVED', now + 1)))
+          .toMatchObject({ state: 'ARCHIVED', archived_at: now + 1, completed_at: null, blocked_by: [blocker.id], reviewers: [agent.id] });
+        expect(await write((tx) => tx.tasks.reassign(task.id, 'agt_other', agent.id, now + 2))).toBeUndefined();
+        expect(await write((tx) => tx.tasks.reassign(task.id, null, agent.id, now + 2))).toMatchObject({ assignee_agent_instance_id: agent.id, assigned_at: now + 2 });
+        expect(await write((tx) => tx.tasks.reassign(task.id, agent.id, null, now + 3))).toMatchObject({ assignee_agent_instance_id: null, assigned_at: null });
+        expect(await write((tx) => tx.tasks.edit(task.id, { title: 'Renamed', updated_at: now + 4 }))).toMatchObject({ title: 'Renamed', blocked_by: [blocker.id] });
+        expect(await write((tx) => tx.tasks.edit('tsk_missing', { title: 'x' }))).toBeUndefined();
+      });
+
+      it('wakeups: from claimed only, back to the queue, to a retry or to an end; a refusal from queued only', async () => {
+        const { agent } = await seed();
+        const wakeup = wakeupRow(agent, now);
+        const fence = await write(async (tx) => { await tx.wakeups.insert(wakeup); return lease(tx, agent.id); });
+        expect(await write((tx) => tx.wakeups.unclaim(wakeup.id, { skip_reason: 'daily_run_cap' }))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.scheduleRetry(wakeup.id, { retry_count: 1, retry_at: now + 5, error: 'e' }))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'finished', finished_at: now }))).toBeUndefined();
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 1, fence));
+        expect(await write((tx) => tx.wakeups.refuse(wakeup.id, 'cap_reached', now + 1))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.unclaim(wakeup.id, { available_at: now + 100, skip_reason: 'daily_run_cap' })))
+          .toMatchObject({ status: 'queued', claimed_at: null, available_at: now + 100, skip_reason: 'daily_run_cap' });
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 2, fence));
+        expect(await write((tx) => tx.wakeups.scheduleRetry(wakeup.id, { retry_count: 1, retry_at: now + 50, error: 'failed' })))
+          .toMatchObject({ status: 'scheduled_retry', retry_count: 1, scheduled_retry_at: now + 50, available_at: now + 50, error: 'failed' });
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 3, fence));
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'cancelled', cancel_reason: 'run_cancelled', finished_at: now + 4 }, 'run_other'))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now + 4, error: 'gave up' })))
+          .toMatchObject({ status: 'failed', finished_at: now + 4, error: 'gave up' });
+      });
+
+      it('runs: a left-behind run is abandoned only from the status it was read in', async () => {
+        const { agent } = await seed();
+        const wakeup = wakeupRow(agent, now, { status: 'claimed' });
+        const run = runRow(wakeup, now);
+        await write(async (tx) => { await tx.wakeups.insert(wakeup); await tx.runs.insert(run, null); });
+        expect(await write((tx) => tx.runs.abandon(run.id, 'running', 'left behind', now + 1))).toBe(false);
+        expect(await write((tx) => tx.runs.abandon(run.id, 'queued', 'left behind', now + 1))).toBe(true);
+        expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'cancelled', error: 'left behind', finished_at: now + 1 });
+        expect(await write((tx) => tx.runs.abandon(run.id, 'queued', 'again', now + 2))).toBe(false);
+      });
+
+      it('routines: pause, resume and the pause of an assignee\'s active routines, none of them from archived', async () => {
+        const { agent } = await seed();
+        const [active, archived] = [routineRow(agent, now), routineRow(agent, now, { status: 'archived' })];
+        await write(async (tx) => { await tx.routines.insert(active); await tx.routines.insert(archived); });
+        expect(await write((tx) => tx.routines.resume(active.id, now))).toBeUndefined();
+        expect(await write((tx) => tx.routines.pause(archived.id, 'x', now))).toBeUndefined();
+        expect((await write((tx) => tx.routines.pauseActiveOf(agent.id, 'assignee gone', now + 1))).map((r) => [r.id, r.status, r.paused_reason]))
+          .toEqual([[active.id, 'paused', 'assignee gone']]);
+        expect(await write((tx) => tx.routines.pauseActiveOf(agent.id, 'again', now + 2))).toEqual([]);
+        expect(await write((tx) => tx.routines.resume(active.id, now + 3))).toMatchObject({ status: 'active', paused_reason: null, consecutive_failures: 0 });
+        expect(await read((tx) => tx.routines.get(archived.id))).toMatchObject({ status: 'archived' });
+      });
+    });
+
     describe('organisation', () => {
       it('stores workspaces, projects and agents, and updates them', async () => {
         const { workspace, agent } = await seed();
