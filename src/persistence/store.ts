@@ -301,7 +301,8 @@ export interface ApprovalRepo {
    */
   insertPending(approval: Approval): Promise<{ approval: Approval; created: boolean }>;
   get(id: string): Promise<Approval | undefined>;
-  resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<boolean>;
+  /** Pending to `status`, in one guarded statement: the approval as it is now, undefined when it was not pending. */
+  resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<Approval | undefined>;
   pendingForTask(taskId: string): Promise<Approval | undefined>;
 }
 

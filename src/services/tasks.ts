@@ -260,7 +260,8 @@ export class TaskService {
       const approval = await tx.approvals.get(id);
       if (!approval) throw notFound('approval', id);
       const now = this.deps.clock.now();
-      if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
+      const resolved = await tx.approvals.resolve(id, status, note, now);
+      if (!resolved) throw conflict(`approval '${id}' is already ${approval.status}`);
       await tx.inbox.resolveByRef(id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: approval.workspace_id, code: 'approval_resolved', agent_id: approval.requested_by_agent_id, task_id: approval.task_id,
@@ -275,7 +276,7 @@ export class TaskService {
       if (task && task.state === 'IN_REVIEW') {
         await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', by, note, true);
       }
-      return (await tx.approvals.get(id))!;
+      return resolved;
     });
   }
 

@@ -214,9 +214,7 @@ export class ApprovalsSql implements ApprovalRepo {
   }
   async get(id: string) { return this.table.get(id); }
   async resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number) {
-    return (await this.sql.run(
-      "UPDATE approvals SET status = ?, decision_note = ?, resolved_at = ? WHERE id = ? AND status = 'pending'",
-      [status, note, at, id])).changes === 1;
+    return this.table.transition(id, { patch: { status, decision_note: note, resolved_at: at } }, "status = 'pending'");
   }
   async pendingForTask(taskId: string) {
     return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at, id LIMIT 1", [taskId]);
