@@ -153,14 +153,14 @@ async function applyAction(deps: AfterRunDeps, tx: Tx, run: Run, action: AgentAc
 async function detectLoop(deps: AfterRunDeps, tx: Tx, run: Run, progressed: boolean, now: number) {
   const limit = deps.config.loopDetectorRuns;
   // The close recorded changes to the task; an action that changed something counts too.
-  if (progressed && run.made_progress !== true) await tx.runs.update(run.id, { made_progress: true });
+  if (progressed && run.made_progress !== true) await tx.runs.markProgress(run.id);
   if (limit === 0 || progressed) return;
   const recent = await tx.runs.recentForTask(run.agent_id, run.task_id!, limit);
   if (recent.length < limit || recent.some((r) => r.made_progress !== false)) return;
-  const agent = await tx.agents.get(run.agent_id);
-  if (!agent || agent.status === 'paused') return;
   const reason = `paused by the loop detector: ${limit} runs in a row on task ${run.task_id} changed nothing`;
-  await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
+  // Paused already (by a person, a budget, another replica's detector): that pause and its reason stand.
+  const agent = await tx.agents.pause(run.agent_id, reason, now);
+  if (!agent) return;
   await raiseInboxItem(tx, {
     workspace_id: run.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused`, body: reason,
     agent_id: agent.id, task_id: run.task_id, ref_id: run.id,

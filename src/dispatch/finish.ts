@@ -89,7 +89,7 @@ export async function finishRun(
 async function failForSetup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, setupError: string, now: number) {
   const agent = await tx.agents.get(wakeup.agent_id);
   const name = agent?.name ?? wakeup.agent_id;
-  await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: setupError });
+  if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now, error: setupError }))) return;
   await ctx.wakeups.settleRoutineRun(tx, wakeup, 'failed', now, true);
   await raiseInboxItem(tx, {
     workspace_id: wakeup.workspace_id, kind: 'agent.setup_error', title: `${name} cannot start: ${setupError.split(';')[0]}`,
@@ -143,6 +143,11 @@ export async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
   });
 }
 
+/**
+ * Every end of a failed run's wakeup below is a transition from `claimed`: a wakeup that left its
+ * claim meanwhile (a person cancelled its run, and its wakeup with it) keeps the end it was given,
+ * and nothing more is done for it here.
+ */
 export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, result: RunResult, now: number): Promise<FinishOutcome> {
   const errorText = result.error ?? 'run failed';
   const agent = await tx.agents.get(wakeup.agent_id);
@@ -166,9 +171,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
   }
   if (plan.kind === 'retry') {
     const retryAt = plan.retryAt.getTime();
-    await tx.wakeups.update(wakeup.id, {
-      status: 'scheduled_retry', retry_count: plan.retryCount, scheduled_retry_at: retryAt, available_at: retryAt, error: errorText,
-    });
+    if (!(await tx.wakeups.scheduleRetry(wakeup.id, { retry_count: plan.retryCount, retry_at: retryAt, error: errorText }))) return { retryAt: null };
     await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_retry_scheduled',
       `${result.interrupted ? 'interrupted' : 'failed'}; retry ${plan.retryCount} scheduled for ${plan.retryAt.toISOString()} (${plan.source})${plan.unusableReset ? `; the limit named no usable reset: ${plan.unusableReset}` : ''}`,
       now, {
@@ -193,7 +196,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
  * actor will ever claim it, and the coordinator is not woken about an agent that is gone.
  */
 async function endForDeletedAgent(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, now: number) {
-  await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText });
+  if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText }))) return;
   await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_cancelled', 'failed and not retried: the agent was deleted', now, {
     reason: 'agent_deleted', error: errorText.slice(-500),
@@ -205,7 +208,7 @@ const failedOutcomeOf = (run: Run) => (run.status === 'interrupted' ? 'interrupt
 
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
 async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, run: Run, errorText: string, retryCount: number, now: number) {
-  await tx.wakeups.update(wakeup.id, { status: 'failed', finished_at: now, error: errorText });
+  if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now, error: errorText }))) return;
   await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
   await raiseInboxItem(tx, {
     workspace_id: wakeup.workspace_id, kind: 'agent.error',

@@ -229,7 +229,7 @@ export class RunPipeline {
   /** The session's pid, group and start time go on the run: what the next boot checks (recoverAfterCrash). */
   private async recordSession(run: Run, session: SessionIdentity): Promise<void> {
     const { store, log } = this.ctx;
-    await store.transaction(async (tx) => tx.runs.update(run.id, {
+    await store.transaction(async (tx) => tx.runs.recordSession(run.id, {
       session_pid: session.pid, session_pgid: session.pgid, session_start_time: session.startTime,
     })).catch((error: unknown) => log.warn({ err: error, run_id: run.id, pid: session.pid }, 'could not record the session on its run'));
   }
@@ -282,7 +282,6 @@ export class RunPipeline {
   async recoverAfterCrash(agentIds?: readonly string[]): Promise<{ interrupted: number; requeued: number }> {
     const { store, clock, log } = this.ctx;
     if (agentIds?.length === 0) return { interrupted: 0, requeued: 0 };
-    const scope = agentIds ? new Set(agentIds) : null;
     const unfinished = await store.read((tx) => tx.runs.listUnfinished(this.ctx.owner, agentIds));
     await this.ctx.stopLeftoverSessions(unfinished.map(leftoverSession), log);
     return store.transaction(async (tx) => {
@@ -292,7 +291,8 @@ export class RunPipeline {
       for (const run of await tx.runs.listUnfinished(this.ctx.owner, agentIds)) {
         const wakeup = await tx.wakeups.get(run.wakeup_id);
         if (run.status === 'queued' || !wakeup) {
-          await tx.runs.update(run.id, { status: 'cancelled', finished_at: now, error: 'never launched before the scheduler stopped' });
+          // In the status it was read in: a session that started meanwhile is not cancelled under it.
+          await tx.runs.abandon(run.id, run.status === 'queued' ? 'queued' : 'running', 'never launched before the scheduler stopped', now);
           continue;
         }
         // A session fenced out before this settles the run may have reported what it spent.
@@ -313,9 +313,7 @@ export class RunPipeline {
         if (wakeup.task_id) await this.ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
         requeued++;
       }
-      for (const agent of await tx.agents.listLive(this.ctx.owner)) {
-        if (agent.status === 'working' && (!scope || scope.has(agent.id))) await tx.agents.update(agent.id, { status: 'idle' });
-      }
+      await tx.agents.idleLeftWorking(this.ctx.owner, agentIds ?? null);
       if (interrupted || requeued) log.warn({ interrupted, requeued, agents: agentIds?.length ?? 'all' }, 'recovered work left behind by a stopped process');
       return { interrupted, requeued };
     });

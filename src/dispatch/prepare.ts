@@ -14,7 +14,7 @@ import { routineSummaryScope } from '../domain/summary.js';
 import type { Agent, Run, Task, Wakeup } from '../domain/types.js';
 import { isIdleSkippable } from '../domain/wakeupSources.js';
 import { provenanceOf } from '../domain/provenance.js';
-import type { ClaimedWakeup, Fence, Tx } from '../persistence/store.js';
+import type { ClaimedWakeup, Fence, Tx, WakeupEnding } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { raiseInboxItem } from '../services/inbox.js';
 import { newId, newSecret } from '../services/ids.js';
@@ -48,7 +48,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
   const claimed = await tx.wakeups.claimForDispatch(wakeupId, now, fence, { daily: periodStart('daily', now), monthly: periodStart('monthly', now) });
   if (!claimed) return { kind: 'gone' };
   const { wakeup, agent, task } = claimed;
-  const end = (status: 'finished' | 'cancelled' | 'skipped' | 'failed', fields: Partial<Wakeup>, agentChanged = false) =>
+  const end = (status: WakeupEnding['status'], fields: Omit<WakeupEnding, 'status' | 'finished_at'>, agentChanged = false) =>
     endWakeup(ctx, tx, wakeup, status, fields, now).then(() => ({ kind: 'ended' as const, wakeup, agentChanged }));
 
   if (!agent || agent.deleted_at !== null || agent.status === 'paused' || agent.status === 'stopped') {
@@ -135,7 +135,7 @@ const heldByAnother = (task: Task, wakeup: Wakeup) => task.checkout_agent_id !==
 async function deferForDailyCap(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, cap: DailyCap, now: number): Promise<Preparation> {
   const until = hasZeroDailyCap(agent) ? null : nextUtcDay(now);
   const timed = wakeup.source === 'routine' || wakeup.source === 'self';
-  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until ?? now, skip_reason: cap });
+  claimHeld(await tx.wakeups.unclaim(wakeup.id, { available_at: until ?? now, skip_reason: cap }), wakeup);
   const when = until === null ? 'the cap changes (a daily cap of 0 never resets)' : new Date(until).toISOString();
   await decide(ctx, tx, wakeup, 'wakeup_deferred_daily_cap',
     `${timed ? 'timed work deferred' : 'event-driven work waits'} until ${when}: ${cap} reached`, now,
@@ -153,7 +153,7 @@ async function holdForQuota(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, key: s
   const slot = await tx.quotas.holdSlot(key, now);
   if (!slot) return undefined;
   const until = releaseTimeOf(slot, slot.slot, ctx.config.quotaReleaseSpreadMs);
-  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, available_at: until, skip_reason: QUOTA_HOLD });
+  claimHeld(await tx.wakeups.unclaim(wakeup.id, { available_at: until, skip_reason: QUOTA_HOLD }), wakeup);
   await decide(ctx, tx, wakeup, 'wakeup_held_by_quota', quotaHoldSentence(slot.kind, slot.exhausted_until, until), now, {
     quota_key: key, exhausted_until: new Date(slot.exhausted_until).toISOString(), starts_at: new Date(until).toISOString(), slot: slot.slot,
   });
@@ -260,7 +260,7 @@ async function waitForCheckout(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, tas
   const holderName = holderAgent?.name ?? held.checkout_agent_id;
   const session = holder?.run_id ? `run ${holder.run_id}` : `wakeup ${held.checkout_wakeup_id}`;
   const own = held.checkout_agent_id === wakeup.agent_id ? ' (its own earlier session)' : '';
-  await tx.wakeups.update(wakeup.id, { status: 'queued', claimed_at: null, waiting_on_checkout: held.checkout_wakeup_id });
+  claimHeld(await tx.wakeups.unclaim(wakeup.id, { waiting_on_checkout: held.checkout_wakeup_id }), wakeup);
   await decide(ctx, tx, wakeup, 'wakeup_waiting_on_checkout',
     `waiting for ${session} of ${holderName} to release the task${own}; it runs once that run ends`, now, {
       holder_agent_id: held.checkout_agent_id, holder_wakeup_id: held.checkout_wakeup_id, holder_run_id: holder?.run_id ?? null,
@@ -283,12 +283,14 @@ async function checkBudgets(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent:
 
 async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, standing: BudgetStanding, now: number) {
   const reason = `${standing.budget.scope} budget exceeded: ${standing.spent.toFixed(2)} of ${standing.budget.limit_usd} USD (${standing.budget.period})`;
-  await tx.agents.update(agent.id, { status: 'paused', paused_reason: reason, updated_at: now });
-  // Nothing stops silently: the person who set the budget sees the pause, and resumes the agent when they choose.
-  await raiseInboxItem(tx, {
-    workspace_id: agent.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused by its budget`, body: reason,
-    agent_id: agent.id, task_id: wakeup.task_id, ref_id: standing.budget.id,
-  }, now);
+  // Paused meanwhile by someone else (a person, another budget's claim): that pause and its reason stand.
+  if (await tx.agents.pause(agent.id, reason, now)) {
+    // Nothing stops silently: the person who set the budget sees the pause, and resumes the agent when they choose.
+    await raiseInboxItem(tx, {
+      workspace_id: agent.workspace_id, kind: 'agent.paused', title: `${agent.name} was paused by its budget`, body: reason,
+      agent_id: agent.id, task_id: wakeup.task_id, ref_id: standing.budget.id,
+    }, now);
+  }
   if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   await decide(ctx, tx, wakeup, 'wakeup_budget_blocked', `skipped and agent paused: ${reason}`, now, {
     budget_id: standing.budget.id, spent_usd: standing.spent, limit_usd: standing.budget.limit_usd,
@@ -296,8 +298,8 @@ async function pauseForBudget(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agen
 }
 
 /** Ends a claimed wakeup without a launch, releasing any checkout it holds. */
-export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: Wakeup['status'], fields: Partial<Wakeup>, now: number) {
-  await tx.wakeups.update(wakeup.id, { status, finished_at: now, ...fields });
+export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, status: WakeupEnding['status'], fields: Omit<WakeupEnding, 'status' | 'finished_at'>, now: number) {
+  claimHeld(await tx.wakeups.endClaimed(wakeup.id, { status, finished_at: now, ...fields }), wakeup);
   if (wakeup.task_id) await ctx.wakeups.releaseCheckout(tx, wakeup.task_id, wakeup.id);
   // Whatever ends this wakeup ends only its own request: requests folded into it (a user wake, an
   // event) always proceed by the idle rule, so they go back to the queue and are judged on their own.
@@ -305,6 +307,15 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
   // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
   const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
   await ctx.wakeups.settleRoutineRun(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
+}
+
+/**
+ * The claim that started this dispatch holds the wakeup's row until its transaction ends, so a
+ * transition from `claimed` cannot be refused here: a refusal is a bug, and fails the dispatch.
+ */
+function claimHeld(moved: Wakeup | undefined, wakeup: Wakeup): Wakeup {
+  if (!moved) throw new Error(`wakeup '${wakeup.id}' left its claim during its own dispatch`);
+  return moved;
 }
 
 export function decide(

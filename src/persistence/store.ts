@@ -17,6 +17,12 @@
  *   constraints (INSERT … ON CONFLICT, UPDATE … WHERE <expected state> RETURNING). Two callers
  *   racing on one row (two claims, two enqueues with one key, two fires of one tick) leave exactly
  *   one winner, whatever process each runs in.
+ * - Every other state change is a named transition (agents.pause, tasks.move, wakeups.endClaimed,
+ *   routines.archive, …): one UPDATE whose WHERE names the state it expects, RETURNING the row as it
+ *   left it. A refused transition answers undefined (or false, or no rows) and writes nothing; its
+ *   caller decides on that answer, never on a read made before. The only writes by id without
+ *   a state to expect are a person's edits of plain fields (`edit`: names, descriptions, executors),
+ *   which nothing decides on, and which leave state to the transitions.
  * - Claims are fenced: they succeed only while the caller's owner holds the agent's lease at its
  *   epoch (see Fence), so a process that lost an agent cannot start work for it.
  * - Plain reads (get, list) see committed rows and may be stale by the time the caller acts on
@@ -184,7 +190,8 @@ export interface WorkspaceRepo {
   insert(workspace: Workspace): Promise<void>;
   /** A deleted workspace too (its runs and tasks still name it); callers that act on it check deleted_at. */
   get(id: string): Promise<Workspace | undefined>;
-  update(id: string, patch: Partial<Omit<Workspace, 'id' | 'created_at'>>): Promise<void>;
+  /** A person's edit of a live workspace's fields, in one statement; the workspace as it is now, undefined when there is none or it was deleted. */
+  edit(id: string, fields: Partial<Omit<Workspace, 'id' | 'created_at'>>): Promise<Workspace | undefined>;
   /** The live workspaces. */
   list(): Promise<Workspace[]>;
   /**
@@ -199,7 +206,8 @@ export interface ProjectRepo {
   insert(project: Project): Promise<void>;
   get(id: string): Promise<Project | undefined>;
   list(workspaceId: string | undefined): Promise<Project[]>;
-  update(id: string, patch: Partial<Omit<Project, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  /** A person's edit of its fields, in one statement; the project as it is now, undefined when there is none. */
+  edit(id: string, fields: Partial<Omit<Project, 'id' | 'created_at' | 'workspace_id'>>): Promise<Project | undefined>;
 }
 
 export interface AgentRepo {
@@ -209,9 +217,29 @@ export interface AgentRepo {
   list(filter: { workspace_id?: string | undefined }): Promise<Agent[]>;
   /** Every live agent this owner holds the lease of, for booting the actors. */
   listLive(owner: string): Promise<Agent[]>;
-  update(id: string, patch: Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  // The transitions of an agent: each one statement whose guard (the state it expects, and that the
+  // agent was not deleted) is in its WHERE, returning the agent as it left it; undefined when the
+  // guard did not hold, with nothing written.
+  /** A person's edit of the fields that are no state. */
+  edit(id: string, fields: AgentFields): Promise<Agent | undefined>;
+  /** Any status but paused to paused, with `reason`. */
+  pause(id: string, reason: string, at: number): Promise<Agent | undefined>;
+  /** Paused or stopped to idle, its pause reason cleared. */
+  resume(id: string, at: number): Promise<Agent | undefined>;
+  /** Any status but stopped to stopped. */
+  stop(id: string, at: number): Promise<Agent | undefined>;
+  /** The soft delete: a live agent becomes deleted (and stopped). */
+  markDeleted(id: string, at: number): Promise<Agent | undefined>;
+  /**
+   * Agents of `owner` (those of `agentIds`, when given) still marked working after recovery closed
+   * their runs become idle, in one statement; returns how many.
+   */
+  idleLeftWorking(owner: string, agentIds: readonly string[] | null): Promise<number>;
   coordinatorOf(workspaceId: string): Promise<Agent | undefined>;
 }
+
+/** What a person edits on an agent: its state changes only through the agent's transitions. */
+export type AgentFields = Partial<Omit<Agent, 'id' | 'created_at' | 'workspace_id' | 'status' | 'paused_reason' | 'deleted_at' | 'last_wakeup_finished_at'>>;
 
 /** A queued wakeup parked behind a task's checkout: what its agent actor must hear when the task is freed. */
 export type CheckoutWaiter = Pick<Wakeup, 'id' | 'agent_id' | 'available_at'>;
@@ -225,6 +253,10 @@ export interface TaskFilter {
   limit?: number | undefined;
 }
 
+/** What a person edits on a task: its state and assignee change only through the task's transitions. */
+export type TaskFields = Partial<Omit<Task, 'id' | 'created_at' | 'workspace_id' | 'blocked_by' | 'reviewers' | 'state' | 'assignee_agent_instance_id'
+  | 'assigned_at' | 'completed_at' | 'archived_at' | 'checkout_agent_id' | 'checkout_wakeup_id' | 'checkout_at'>>;
+
 export interface TaskRepo {
   /**
    * Inserts the task, with its links, only if its workspace exists and its assignee (live), project
@@ -233,7 +265,14 @@ export interface TaskRepo {
   insert(task: Task): Promise<boolean>;
   get(id: string): Promise<Task | undefined>;
   list(filter: TaskFilter): Promise<Task[]>;
-  update(id: string, patch: Partial<Omit<Task, 'id' | 'created_at' | 'workspace_id' | 'blocked_by' | 'reviewers'>>): Promise<void>;
+  // The transitions of a task: one statement each, guarded in its WHERE by what the caller expects,
+  // answering the task as it left it (with its links), or undefined with nothing written.
+  /** A person's edit of the fields that are neither its state nor its assignee. */
+  edit(id: string, fields: TaskFields): Promise<Task | undefined>;
+  /** Compare-and-set of the assignee: from `from` to `to` (assigned at `at`, or unassigned). */
+  reassign(id: string, from: string | null, to: string | null, at: number): Promise<Task | undefined>;
+  /** Compare-and-set of the state: the kanban move from `from` to `to`, stamping its completion or archival. */
+  move(id: string, from: TaskState, to: TaskState, at: number): Promise<Task | undefined>;
   setBlockers(id: string, blockerIds: string[]): Promise<void>;
   setReviewers(id: string, agentIds: string[]): Promise<void>;
   countActionable(agentId: string): Promise<number>;
@@ -271,7 +310,8 @@ export interface ApprovalRepo {
    */
   insertPending(approval: Approval): Promise<{ approval: Approval; created: boolean }>;
   get(id: string): Promise<Approval | undefined>;
-  resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<boolean>;
+  /** Pending to `status`, in one guarded statement: the approval as it is now, undefined when it was not pending. */
+  resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number): Promise<Approval | undefined>;
   pendingForTask(taskId: string): Promise<Approval | undefined>;
 }
 
@@ -279,7 +319,7 @@ export interface BudgetRepo {
   insert(budget: Budget): Promise<void>;
   get(id: string): Promise<Budget | undefined>;
   /** Changes a budget's limit, period, action or threshold; the budget as changed, undefined when there is none. */
-  update(id: string, patch: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>): Promise<Budget | undefined>;
+  edit(id: string, fields: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>): Promise<Budget | undefined>;
   /** Deletes a budget and the record of its alerts; false when there was none. Its costs stay in the ledger. */
   delete(id: string): Promise<boolean>;
   list(workspaceId: string | undefined): Promise<Budget[]>;
@@ -370,6 +410,13 @@ export interface ClaimedWakeup {
   comments: Comment[];
 }
 
+/** Why a claimed wakeup goes back to the queue, and until when. */
+export type WakeupRequeue = Partial<Pick<Wakeup, 'available_at' | 'skip_reason' | 'waiting_on_checkout'>>;
+
+/** How a claimed wakeup ends. */
+export type WakeupEnding = Pick<Wakeup, 'finished_at'> & { status: 'finished' | 'skipped' | 'failed' | 'cancelled' }
+  & Partial<Pick<Wakeup, 'cancel_reason' | 'skip_reason' | 'error' | 'run_id'>>;
+
 export interface WakeupRepo {
   /**
    * Enqueue-or-fold in one statement on the common path: the agent must be live, the idempotency key
@@ -402,7 +449,16 @@ export interface WakeupRepo {
    * `periodStarts` of each period) and the resume delta that the dispatch decides on.
    */
   claimForDispatch(id: string, at: number, fence: Fence, periodStarts: { daily: number; monthly: number }): Promise<ClaimedWakeup | undefined>;
-  update(id: string, patch: Partial<Omit<Wakeup, 'id'>>): Promise<void>;
+  // The transitions of one wakeup: each one statement guarded in its WHERE by the status it leaves,
+  // answering the wakeup as it left it, or undefined (nothing written) when it was not in that status.
+  /** Queued to skipped with `skipReason`: a request refused right after it was stored (at a cap). */
+  refuse(id: string, skipReason: string, at: number): Promise<Wakeup | undefined>;
+  /** Claimed back to queued, with why it waits (a daily cap, a quota, a checkout): it was claimed and not launched. */
+  unclaim(id: string, back: WakeupRequeue): Promise<Wakeup | undefined>;
+  /** Claimed to scheduled_retry: its run failed, and it is tried again at `retry_at`. */
+  scheduleRetry(id: string, retry: { retry_count: number; retry_at: number; error: string }): Promise<Wakeup | undefined>;
+  /** Claimed to an end (finished, skipped, failed, cancelled); with `runId`, only while that run is the wakeup's. */
+  endClaimed(id: string, ending: WakeupEnding, runId?: string): Promise<Wakeup | undefined>;
   /**
    * Puts back in the queue the claimed wakeups of the agents `owner` holds that have no running run
    * (their process died between the claim and the launch), only of `agentIds` when given (the
@@ -411,7 +467,16 @@ export interface WakeupRepo {
   requeueClaimed(owner: string, agentIds?: readonly string[]): Promise<Wakeup[]>;
   /** Open wakeups (queued, claimed, scheduled_retry), oldest first, for booting the actors. */
   listOpen(agentId?: string): Promise<Wakeup[]>;
-  pendingRetriesFor(taskId: string, agentId: string): Promise<Wakeup[]>;
+  /**
+   * Ends `cancelled` (with `reason`), in one statement, the wakeups of `agentId` on `taskId` that wait
+   * for a retry; returns them as they are now, oldest first. A retry claimed meanwhile is not among them.
+   */
+  cancelRetriesOf(taskId: string, agentId: string, reason: string, at: number): Promise<Wakeup[]>;
+  /**
+   * Ends `cancelled` (with `reason`), in one statement, every wakeup of `agentId` not claimed (queued,
+   * or waiting for its retry); returns them as they are now, oldest first. A claimed one ends on its own.
+   */
+  cancelUnclaimedOf(agentId: string, reason: string, at: number): Promise<Wakeup[]>;
   /**
    * Ends `cancelled` (with `reason`), in one statement, every wakeup done on `ownerId`'s behalf that
    * has not been claimed yet (queued, or waiting for its retry); returns them as they are now.
@@ -462,7 +527,15 @@ export interface RunRepo {
   start(run: Run, tokenHash: string | null): Promise<boolean>;
   get(id: string): Promise<Run | undefined>;
   list(filter: RunFilter): Promise<Run[]>;
-  update(id: string, patch: Partial<Omit<Run, 'id'>>): Promise<void>;
+  /** Records the identity of the run's session (what the next boot checks); false when it has one already. */
+  recordSession(id: string, session: Pick<Run, 'session_pid' | 'session_pgid' | 'session_start_time'>): Promise<boolean>;
+  /**
+   * A run its owner's process left behind, still in status `from` (queued: its session never
+   * started), ends `cancelled` with `error`, in one guarded statement; false when it had moved on.
+   */
+  abandon(id: string, from: 'queued' | 'running', error: string, at: number): Promise<boolean>;
+  /** Marks that the run changed its task after all (an action it asked for did). */
+  markProgress(id: string): Promise<void>;
   /**
    * A queued run's session is about to start: it becomes running, from now. False when it is no
    * longer queued (a person cancelled it, or a new owner settled it): then no session may start.
@@ -514,12 +587,32 @@ export interface TickClaim {
   run: RoutineRun;
 }
 
+/** What a person edits on a routine: its status changes only through the routine's transitions. */
+export type RoutineFields = Partial<Omit<Routine, 'id' | 'created_at' | 'workspace_id' | 'status' | 'paused_reason' | 'consecutive_failures' | 'carried_missed_ticks'>>;
+
+export type TriggerFields = Partial<Omit<RoutineTrigger, 'id' | 'routine_id' | 'kind' | 'created_at'>>;
+
+/** Where a received routine run went. */
+export type RunRoute = Partial<Pick<RoutineRun, 'skip_reason' | 'linked_task_id' | 'linked_wakeup_id' | 'coalesced_into_run_id' | 'completed_at'>>
+  & { status: 'skipped' | 'coalesced' | 'task_created' | 'dispatched' };
+
 export interface RoutineRepo {
   insert(routine: Routine): Promise<void>;
   get(id: string): Promise<Routine | undefined>;
   /** Archived routines only with `include_archived`: they leave the lists but stay readable by id. */
   list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }): Promise<Routine[]>;
-  update(id: string, patch: Partial<Omit<Routine, 'id' | 'created_at' | 'workspace_id'>>): Promise<void>;
+  // The transitions of a routine: one statement each, guarded in its WHERE by the status it leaves
+  // (archived is terminal), answering the routine as it left it, or undefined with nothing written.
+  /** A person's edit of the fields that are no state. */
+  edit(id: string, fields: RoutineFields): Promise<Routine | undefined>;
+  /** Active (or paused already) to paused, with `reason`. */
+  pause(id: string, reason: string, at: number): Promise<Routine | undefined>;
+  /** Paused to active, its pause reason and failure count cleared. */
+  resume(id: string, at: number): Promise<Routine | undefined>;
+  /** Any status but archived to archived, its triggers disabled in the same unit. */
+  archive(id: string, at: number): Promise<Routine | undefined>;
+  /** Pauses, in one statement, the active routines assigned to `agentId`, with `reason`; returns them as they are now. */
+  pauseActiveOf(agentId: string, reason: string, at: number): Promise<Routine[]>;
   /**
    * Counts a run's outcome in the routine's row, in one statement: a success resets
    * consecutive_failures, a failure adds one and, reaching consecutive_failure_limit, pauses an
@@ -534,7 +627,8 @@ export interface RoutineRepo {
   getTrigger(id: string): Promise<RoutineTrigger | undefined>;
   triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;
   triggersOf(routineId: string): Promise<RoutineTrigger[]>;
-  updateTrigger(id: string, patch: Partial<Omit<RoutineTrigger, 'id' | 'routine_id'>>): Promise<void>;
+  /** Edits a trigger while its routine is not archived, in one statement; the trigger as it is now, else undefined. */
+  editTrigger(id: string, fields: TriggerFields): Promise<RoutineTrigger | undefined>;
   deleteTrigger(id: string): Promise<void>;
   /** Enabled schedule triggers of active routines, for booting the trigger actors. */
   liveScheduleTriggers(): Promise<{ trigger: RoutineTrigger; routine: Routine }[]>;
@@ -560,8 +654,11 @@ export interface RoutineRepo {
    */
   retireDeliveryBefore(triggerId: string, deliveryId: string, startedBefore: number): Promise<void>;
   runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
-  /** Status and links of a run; its outcome is written only by `settleRun`, which frees its slot. */
-  updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id' | 'outcome'>>): Promise<void>;
+  /**
+   * Where a received run went (skipped, coalesced, a task, a wakeup) and its links, while it is still
+   * `received`; false when another path routed it. Its outcome is written only by `settleRun`, which frees its slot.
+   */
+  routeRun(id: string, route: RunRoute): Promise<boolean>;
   /**
    * Writes the outcome of a run whose outcome is still null, which frees the cap slots it holds (in
    * the same statement, whoever writes an outcome). Undefined when the run had an outcome already

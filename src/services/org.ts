@@ -101,8 +101,9 @@ export class OrgService {
     return this.deps.store.transaction(async (tx) => {
       const stored = await requireWorkspace(tx, id);
       const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
-      await tx.workspaces.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
-      return (await tx.workspaces.get(id))!;
+      const edited = await tx.workspaces.edit(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
+      if (!edited) throw notFound('workspace', id);
+      return edited;
     });
   }
 
@@ -144,8 +145,9 @@ export class OrgService {
       const stored = await tx.projects.get(id);
       if (!stored) throw notFound('project', id);
       const executor = body.default_executor === undefined ? {} : { default_executor: executorToStore(body.default_executor, stored.default_executor, 'default_executor') };
-      await tx.projects.update(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
-      return (await tx.projects.get(id))!;
+      const edited = await tx.projects.edit(id, { ...body, ...executor, updated_at: this.deps.clock.now() });
+      if (!edited) throw notFound('project', id);
+      return edited;
     });
   }
 
@@ -187,25 +189,31 @@ export class OrgService {
 
   async updateAgent(id: string, body: z.output<typeof PatchAgentBody>): Promise<Agent> {
     const agent = await this.deps.store.transaction(async (tx) => {
-      const existing = await tx.agents.get(id);
-      if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
-      const resuming = body.status === 'idle' && (existing.status === 'paused' || existing.status === 'stopped');
-      await tx.agents.update(id, {
-        ...body,
-        ...(body.executor === undefined ? {} : { executor: executorToStore(body.executor, existing.executor, 'executor') }),
-        ...(resuming ? { paused_reason: null } : {}),
-        ...(body.status === 'paused' && !existing.paused_reason ? { paused_reason: 'paused by a person' } : {}),
-        updated_at: this.deps.clock.now(),
+      // Read for the executor's write-only secrets only, which an edit keeps when it leaves them out.
+      const existing = body.executor === undefined ? undefined : await tx.agents.get(id);
+      const now = this.deps.clock.now();
+      const { status, ...fields } = body;
+      let agent = await tx.agents.edit(id, {
+        ...fields,
+        ...(body.executor === undefined ? {} : { executor: executorToStore(body.executor, existing?.executor ?? null, 'executor') }),
+        updated_at: now,
       });
+      if (!agent) throw notFound('agent', id);
+      // Each status is a transition whose guard is the status it leaves: asked for the status the
+      // agent has already, it changes nothing (a paused agent keeps the reason it was paused for).
+      const moved = status === 'idle' ? await tx.agents.resume(id, now)
+        : status === 'paused' ? await tx.agents.pause(id, 'paused by a person', now)
+          : status === 'stopped' ? await tx.agents.stop(id, now) : undefined;
+      agent = moved ?? agent;
       tx.emit('agent.updated', { agent_id: id });
-      if (resuming) tx.afterCommit(() => this.agentResumed(id));
+      if (status === 'idle' && moved) tx.afterCommit(() => this.agentResumed(id));
       if (body.daily_run_cap !== undefined || body.daily_cost_cap_usd !== undefined) {
         // A changed cap may free today's deferred work; if it is still capped, the claim defers it again.
         for (const wakeup of await tx.wakeups.releaseDeferred(id, this.deps.clock.now())) {
           tx.afterCommit(() => this.notifier.wakeupQueued(id, wakeup.id, wakeup.available_at));
         }
       }
-      return (await tx.agents.get(id))!;
+      return agent;
     });
     this.agentChanged(agent);
     return agent;
@@ -214,17 +222,17 @@ export class OrgService {
   /** `by`: the person deleting it, whom the entries it writes name. */
   async deleteAgent(id: string, by?: ActorFields): Promise<void> {
     const agent = await this.deps.store.transaction(async (tx) => {
-      const existing = await tx.agents.get(id);
-      if (!existing || existing.deleted_at !== null) throw notFound('agent', id);
       const now = this.deps.clock.now();
-      // Soft delete: runs and wakeups keep pointing at the agent for the record.
-      await tx.agents.update(id, { deleted_at: now, status: 'stopped', updated_at: now });
+      // Soft delete: runs and wakeups keep pointing at the agent for the record. Of two deletes at
+      // once, one deletes; the other finds no live agent.
+      const existing = await tx.agents.markDeleted(id, now);
+      if (!existing) throw notFound('agent', id);
       // Nothing waits on an agent that is gone: its queue is cancelled and its routines pause.
       await this.wakeups.cancelOpenFor(tx, existing, 'agent_deleted', now, by);
       await this.unassignOpenTasks(tx, existing, now, by);
       await this.routines.pauseRoutinesOf(tx, id, now, by);
       tx.emit('agent.deleted', { agent_id: id });
-      return (await tx.agents.get(id))!;
+      return existing;
     });
     this.agentChanged(agent);
   }

@@ -16,7 +16,7 @@ import { missedTicksLine } from '../domain/prompt.js';
 import { provenanceOf, type Provenance } from '../domain/provenance.js';
 import { autoDeclare, renderTemplate, resolveVariables, type VariableDecl } from '../domain/templates.js';
 import { TERMINAL_TASK_STATES, type Agent, type Wakeup, type Workspace } from '../domain/types.js';
-import type { Tx } from '../persistence/store.js';
+import type { RunRoute, Tx } from '../persistence/store.js';
 import {
   BOOTSTRAP_ADMIN_ID, REVOKED_OWNER_PAUSE_REASON, ownerHandOver, ownerRefusal, type ActorFields, type ApiToken,
 } from '../domain/governance.js';
@@ -160,19 +160,28 @@ export class RoutineService implements AgentRoutines {
       else if (body.status === 'active') await this.requireLiveAssignee(tx, routine);
       const template = body.task_template === undefined ? routine.task_template : body.task_template;
       const declared = body.variables ?? (routine.variables as VariableDecl[]);
-      const resuming = body.status === 'active' && routine.status === 'paused';
-      await tx.routines.update(id, {
-        ...body,
+      const now = this.deps.clock.now();
+      const { status, ...fields } = body;
+      // Archived is the guard: an archive that committed since the read refuses the edit.
+      let edited = await tx.routines.edit(id, {
+        ...fields,
         ...(body.catch_up_max !== undefined ? { catch_up_max: body.catch_up_max || DEFAULT_CATCH_UP_MAX } : {}),
         task_template: template,
         variables: autoDeclare(declared, templateTexts(template)),
-        ...(resuming ? { paused_reason: null, consecutive_failures: 0 } : {}),
-        ...(body.status === 'paused' ? { paused_reason: 'paused by a person' } : {}),
-        updated_at: this.deps.clock.now(),
+        updated_at: now,
       });
-      if (resuming) await this.restartSchedules(tx, id, this.deps.clock.now());
-      if (body.status === 'archived') await this.archiveIn(tx, routine, this.deps.clock.now(), by);
-      return (await tx.routines.get(id))!;
+      if (!edited) throw conflict(`routine '${id}' is archived; archived is terminal`);
+      // Each status is a transition from the status it leaves, decided by the row, not by the read above.
+      if (status === 'active') {
+        const resumed = await tx.routines.resume(id, now);
+        if (resumed) await this.restartSchedules(tx, id, now);
+        edited = resumed ?? edited;
+      } else if (status === 'paused') {
+        edited = (await tx.routines.pause(id, 'paused by a person', now)) ?? edited;
+      } else if (status === 'archived') {
+        edited = (await this.archiveIn(tx, edited, now, by)) ?? edited;
+      }
+      return edited;
     });
     this.listener.routineChanged(id);
     return routine;
@@ -237,11 +246,10 @@ export class RoutineService implements AgentRoutines {
    * every routine run of its that is still open ends `cancelled` (a running session ends on its own).
    */
   async pauseRoutinesOf(tx: Tx, agentId: string, now: number, by?: ActorFields): Promise<void> {
-    for (const routine of await tx.routines.list({ assignee: agentId, include_archived: true })) {
-      await this.cancelOpenRuns(tx, routine, now);
-      if (routine.status !== 'active') continue;
-      const reason = 'paused because its assignee agent was deleted; assign another agent, then set it active';
-      await tx.routines.update(routine.id, { status: 'paused', paused_reason: reason, updated_at: now });
+    for (const routine of await tx.routines.list({ assignee: agentId, include_archived: true })) await this.cancelOpenRuns(tx, routine, now);
+    const reason = 'paused because its assignee agent was deleted; assign another agent, then set it active';
+    // One statement: only the routines active when it runs pause, never one archived or paused meanwhile.
+    for (const routine of await tx.routines.pauseActiveOf(agentId, reason, now)) {
       await recordDecision(tx, this.deps.log, {
         workspace_id: routine.workspace_id, code: 'routine_paused', routine_id: routine.id, agent_id: agentId, message: reason, ...by,
       }, now, 'warn');
@@ -261,7 +269,7 @@ export class RoutineService implements AgentRoutines {
   private async restartSchedules(tx: Tx, routineId: string, now: number) {
     for (const trigger of await tx.routines.triggersOf(routineId)) {
       if (trigger.kind !== 'schedule' || !trigger.enabled) continue;
-      await tx.routines.updateTrigger(trigger.id, { next_run_at: nextTick(trigger.cron_expression!, trigger.timezone ?? 'UTC', now), updated_at: now });
+      await tx.routines.editTrigger(trigger.id, { next_run_at: nextTick(trigger.cron_expression!, trigger.timezone ?? 'UTC', now), updated_at: now });
     }
   }
 
@@ -278,15 +286,15 @@ export class RoutineService implements AgentRoutines {
   }
 
   /** DELETE and PATCH {status:"archived"} end the same way. */
-  private async archiveIn(tx: Tx, routine: Routine, now: number, by?: ActorFields): Promise<void> {
-    await tx.routines.update(routine.id, { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: now });
-    for (const trigger of await tx.routines.triggersOf(routine.id)) {
-      await tx.routines.updateTrigger(trigger.id, { enabled: false, next_run_at: null, updated_at: now });
-    }
+  private async archiveIn(tx: Tx, routine: Routine, now: number, by?: ActorFields): Promise<Routine | undefined> {
+    // Of two archives at once, one archives and records it; the other finds it archived.
+    const archived = await tx.routines.archive(routine.id, now);
+    if (!archived) return undefined;
     await recordDecision(tx, this.deps.log, {
       workspace_id: routine.workspace_id, code: 'routine_archived', routine_id: routine.id, agent_id: routine.assignee_agent_instance_id, ...by,
       message: `routine '${routine.name}' archived: its triggers are disabled and its run history is kept`,
     }, now);
+    return archived;
   }
 
   async addTrigger(routineId: string, body: z.output<typeof TriggerBody>): Promise<RoutineTrigger> {
@@ -312,8 +320,9 @@ export class RoutineService implements AgentRoutines {
         checkCron(expression, timezone, 'cron_expression');
         patch.next_run_at = nextTick(expression, timezone, now);
       }
-      await tx.routines.updateTrigger(id, patch);
-      return (await tx.routines.getTrigger(id))!;
+      const edited = await tx.routines.editTrigger(id, patch);
+      if (!edited) throw conflict(`routine '${trigger.routine_id}' is archived; archived is terminal`);
+      return edited;
     });
     this.listener.routineChanged(trigger.routine_id);
     return trigger;
@@ -552,11 +561,12 @@ export class RoutineService implements AgentRoutines {
   private async dispatch(
     tx: Tx, routine: Routine, agent: Agent | null, run: RoutineRun, request: FireRequest, now: number, prefetched: Prefetched,
   ): Promise<RoutineRun> {
-    const settle = async (patch: Partial<Omit<RoutineRun, 'outcome'>>) => {
-      await tx.routines.updateRun(run.id, patch);
+    // The run was inserted `received` in this transaction: no other path can have routed it.
+    const settle = async (patch: RunRoute) => {
+      await tx.routines.routeRun(run.id, patch);
       return { ...run, ...patch };
     };
-    const endWithoutAgent = async (patch: Partial<Omit<RoutineRun, 'outcome'>>) => {
+    const endWithoutAgent = async (patch: RunRoute) => {
       await tx.routines.releaseRunSlot(run.id);
       return settle(patch);
     };
@@ -728,7 +738,12 @@ export class RoutineService implements AgentRoutines {
     if (!task || task.workflow !== 'routine' || TERMINAL_TASK_STATES.includes(task.state)) return;
     const fireWaiting = (await tx.wakeups.openForTask(task.id)).some((w) => w.id !== ended.id && w.source === 'routine');
     if (fireWaiting) return;
-    await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId, provenance: provenanceOf(ended) }, null, true);
+    try {
+      await this.tasks.moveTaskIn(tx, task.id, 'DONE', { type: 'system', id: routineId, provenance: provenanceOf(ended) }, null, true);
+    } catch (error) {
+      // Moved meanwhile (a person closed or reopened it): their move stands, and this outcome is still recorded.
+      if (!(error instanceof ServiceError && error.code === 'conflict')) throw error;
+    }
   }
 
   /**

@@ -90,17 +90,17 @@ export class RunCancelService {
    * its routine run's outcome is `cancelled`, which a routine does not count as a failed run.
    */
   private async endWakeup(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: string }, now: number) {
-    const wakeup = await tx.wakeups.get(run.wakeup_id);
-    const open = wakeup && wakeup.run_id === run.id && wakeup.status === 'claimed';
-    if (open) {
-      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: why.cancelReason, finished_at: now });
-      await this.deps.wakeups.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
-    }
+    // Only while the wakeup is still this run's and claimed: one that ended meanwhile (its failure
+    // handled, a retry scheduled) keeps the end it had, and its routine run is not settled twice.
+    const cancelled = await tx.wakeups.endClaimed(run.wakeup_id, { status: 'cancelled', cancel_reason: why.cancelReason, finished_at: now }, run.id);
+    if (cancelled) await this.deps.wakeups.settleRoutineRun(tx, cancelled, 'cancelled', now, false);
+    // For the record only; nothing is decided on it.
+    const before = cancelled ? 'claimed' : (await tx.wakeups.get(run.wakeup_id))?.status ?? null;
     await recordDecision(tx, this.deps.log, {
       workspace_id: run.workspace_id, code: 'run_cancelled', agent_id: run.agent_id, task_id: run.task_id, wakeup_id: run.wakeup_id,
       run_id: run.id, routine_id: run.routine_id, ...why.actor, unattended: run.unattended, on_behalf_of: run.on_behalf_of,
       message: `run cancelled by ${why.by}${why.reason ? `: ${why.reason}` : ''}; its session is stopped and its wakeup ends cancelled (${why.cancelReason}), not retried`,
-      details: { reason: why.reason, by: why.by, cancel_reason: why.cancelReason, wakeup_status_before: wakeup?.status ?? null },
+      details: { reason: why.reason, by: why.by, cancel_reason: why.cancelReason, wakeup_status_before: before },
     }, now, 'warn');
   }
 

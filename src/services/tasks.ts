@@ -89,24 +89,33 @@ export class TaskService {
       }
       for (const [i, reviewer] of (body.reviewers ?? []).entries()) await requireAgentIn(tx, ws, reviewer, `reviewers.${i}`);
       const now = this.deps.clock.now();
-      const { blocked_by, reviewers, ...fields } = body;
+      const { blocked_by, reviewers, assignee_agent_instance_id: assignee, ...fields } = body;
       if (fields.executor !== undefined) fields.executor = executorToStore(fields.executor, task.executor, 'executor');
-      await tx.tasks.update(id, { ...fields, updated_at: now, ...(reassigned ? { assigned_at: fields.assignee_agent_instance_id ? now : null } : {}) });
+      if (reassigned) {
+        // The assignee it was read with is the guard: of two reassignments at once, the second finds
+        // another assignee and is refused, so the retries cancelled are always the real previous one's.
+        if (!(await tx.tasks.reassign(id, task.assignee_agent_instance_id, assignee ?? null, now))) {
+          throw conflict(`task '${id}' was reassigned by someone else meanwhile; read it again and retry`);
+        }
+        await this.cancelRetriesOfPreviousAssignee(tx, task, now);
+        tx.emit('task.assigned', { task_id: id, workspace_id: ws, agent_id: assignee ?? null, previous_agent_id: task.assignee_agent_instance_id });
+      }
       if (blocked_by) await tx.tasks.setBlockers(id, blocked_by);
       if (reviewers) await tx.tasks.setReviewers(id, reviewers);
-      if (reassigned) {
-        await this.cancelRetriesOfPreviousAssignee(tx, task, now);
-        tx.emit('task.assigned', { task_id: id, workspace_id: ws, agent_id: body.assignee_agent_instance_id ?? null, previous_agent_id: task.assignee_agent_instance_id });
-      }
-      return (await tx.tasks.get(id))!;
+      // Last, so that the task it answers has its links and its assignee as this edit left them.
+      const edited = await tx.tasks.edit(id, { ...fields, updated_at: now });
+      if (!edited) throw notFound('task', id);
+      return edited;
     });
   }
 
-  /** A reassignment cancels the previous assignee's pending retries at once, not at promotion. */
+  /**
+   * A reassignment cancels the previous assignee's pending retries at once, not at promotion: in one
+   * statement, so a retry claimed meanwhile (its run about to start) is left to run.
+   */
   private async cancelRetriesOfPreviousAssignee(tx: Tx, task: Task, now: number) {
     if (!task.assignee_agent_instance_id) return;
-    for (const retry of await tx.wakeups.pendingRetriesFor(task.id, task.assignee_agent_instance_id)) {
-      await tx.wakeups.update(retry.id, { status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now });
+    for (const retry of await tx.wakeups.cancelRetriesOf(task.id, task.assignee_agent_instance_id, 'retry_stale_assignee', now)) {
       await this.wakeups.requeueFolded(tx, retry, now);
       await this.wakeups.settleRoutineRun(tx, retry, 'cancelled', now, false);
       await this.wakeups.releaseCheckout(tx, task.id, retry.id);
@@ -143,12 +152,10 @@ export class TaskService {
       }
     }
     if (target === task.state) return task;
-    await tx.tasks.update(id, {
-      state: target,
-      updated_at: now,
-      ...(target === 'DONE' || target === 'CANCELLED' ? { completed_at: now } : {}),
-      ...(target === 'ARCHIVED' ? { archived_at: now } : {}),
-    });
+    // The state it was read in is the guard: a move made meanwhile (another replica, an agent's action)
+    // refuses this one, which was decided on a state the task no longer has.
+    const moved = await tx.tasks.move(id, task.state, target, now);
+    if (!moved) throw conflict(`task '${id}' was moved by someone else meanwhile (it is no longer ${task.state}); read it again and retry`);
     if (by.type === 'agent') {
       await this.recordAgentWrite(tx, by, provenance, now, {
         workspace_id: task.workspace_id, code: 'task_moved', task_id: id,
@@ -156,7 +163,7 @@ export class TaskService {
       });
     }
     tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by: { type: by.type, id: by.id }, note, provenance });
-    return (await tx.tasks.get(id))!;
+    return moved;
   }
 
   /**
@@ -254,7 +261,8 @@ export class TaskService {
       const approval = await tx.approvals.get(id);
       if (!approval) throw notFound('approval', id);
       const now = this.deps.clock.now();
-      if (!(await tx.approvals.resolve(id, status, note, now))) throw conflict(`approval '${id}' is already ${approval.status}`);
+      const resolved = await tx.approvals.resolve(id, status, note, now);
+      if (!resolved) throw conflict(`approval '${id}' is already ${approval.status}`);
       await tx.inbox.resolveByRef(id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: approval.workspace_id, code: 'approval_resolved', agent_id: approval.requested_by_agent_id, task_id: approval.task_id,
@@ -269,7 +277,7 @@ export class TaskService {
       if (task && task.state === 'IN_REVIEW') {
         await this.moveTaskIn(tx, task.id, status === 'approved' ? 'DONE' : 'IN_PROGRESS', by, note, true);
       }
-      return (await tx.approvals.get(id))!;
+      return resolved;
     });
   }
 
@@ -289,7 +297,7 @@ export class TaskService {
   /** A budget's limit, period, action or threshold; its scope stays (a budget for another scope is a new budget). */
   updateBudget(id: string, body: z.output<typeof PatchBudgetBody>, by?: ActorFields): Promise<Budget> {
     return this.deps.store.transaction(async (tx) => {
-      const budget = await tx.budgets.update(id, body);
+      const budget = await tx.budgets.edit(id, body);
       if (!budget) throw notFound('budget', id);
       const now = this.deps.clock.now();
       await recordDecision(tx, this.deps.log, {

@@ -134,8 +134,8 @@ export class WakeupService {
 
   /** At a cap the wakeup is stored skipped, with the reason and an activity entry: refused, never silently dropped. */
   private async refuseAtCap(tx: Tx, wakeup: Wakeup, now: number): Promise<EnqueueOutcome> {
-    const refused: Wakeup = { ...wakeup, status: 'skipped', skip_reason: 'cap_reached', finished_at: now };
-    await tx.wakeups.update(wakeup.id, { status: refused.status, skip_reason: refused.skip_reason, finished_at: now });
+    // Stored queued a moment ago in this transaction: nothing else can have moved it since.
+    const refused = (await tx.wakeups.refuse(wakeup.id, 'cap_reached', now))!;
     const agent = await tx.agents.get(wakeup.agent_id);
     const caps = { deployment: this.config.maxConcurrentRoutineRuns, agent: agent?.max_concurrent_routine_runs || null };
     await recordDecision(tx, this.log, {
@@ -196,9 +196,8 @@ export class WakeupService {
 
   /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. `by`: the person who deleted it. */
   async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number, by?: ActorFields): Promise<void> {
-    for (const wakeup of await tx.wakeups.listOpen(agent.id)) {
-      if (wakeup.status === 'claimed') continue; // running now: it finishes on its own
-      await tx.wakeups.update(wakeup.id, { status: 'cancelled', cancel_reason: reason, finished_at: now });
+    // One statement: a wakeup claimed meanwhile (its run about to start) is not cancelled under it; it finishes on its own.
+    for (const wakeup of await tx.wakeups.cancelUnclaimedOf(agent.id, reason, now)) {
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
       await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {

@@ -10,6 +10,8 @@ import { loadConfig } from '../../src/config.js';
 import { WakeupService, type EnqueueRequest } from '../../src/services/wakeups.js';
 import { disposedAfterEach, sqliteStoreFactory } from '../store/factory.js';
 import { seedAgent, wakeupRow } from '../store/rows.js';
+import { sqliteFaults } from '../helpers/storage.js';
+import type { Store } from '../../src/persistence/store.js';
 
 const freshStore = disposedAfterEach(sqliteStoreFactory);
 
@@ -36,11 +38,16 @@ async function setUp() {
   return { store, wakeups, agent, workspace, target, foldedId: folded.wakeup.id, queued };
 }
 
+/** The target ends as a dispatch that found its agent paused ends it, in the caller's transaction. */
+function endWithoutRun(store: Store, id: string) {
+  sqliteFaults(store).run("UPDATE agent_wakeup_requests SET status = 'finished', finished_at = ?, skip_reason = 'agent_paused' WHERE id = ?", NOW, id);
+}
+
 describe('an unattended request folded into a wakeup that ends without a run', () => {
   it('goes back to the queue holding its own routine-run slot when the caps have room', async () => {
     const { store, wakeups, agent, target, foldedId, queued } = await setUp();
     await store.transaction(async (tx) => {
-      await tx.wakeups.update(target.id, { status: 'finished', finished_at: NOW, skip_reason: 'agent_paused' });
+      endWithoutRun(store, target.id);
       await wakeups.requeueFolded(tx, { ...target, status: 'finished' }, NOW);
     });
     expect(await store.read((tx) => tx.wakeups.get(foldedId))).toMatchObject({ status: 'queued', ...UNATTENDED });
@@ -57,7 +64,7 @@ describe('an unattended request folded into a wakeup that ends without a run', (
       expect(await tx.routines.takeWakeupSlot(holder.id, agent.id, { deployment: 100, agent: 1 })).toBe(true);
     });
     await store.transaction(async (tx) => {
-      await tx.wakeups.update(target.id, { status: 'finished', finished_at: NOW, skip_reason: 'agent_paused' });
+      endWithoutRun(store, target.id);
       await wakeups.requeueFolded(tx, { ...target, status: 'finished' }, NOW);
     });
     expect(await store.read((tx) => tx.wakeups.get(foldedId))).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached', finished_at: NOW });

@@ -188,7 +188,7 @@ describe('an event left in the outbox by a crash is replayed at boot', () => {
     const assignedAt = Date.now();
     const crashed = createStore({ dbPath: h.dbPath, sqliteSync: 'NORMAL' }, { now: () => assignedAt, publish: () => undefined });
     await crashed.transaction(async (tx) => {
-      await tx.tasks.update(taskId, { assignee_agent_instance_id: agentId, updated_at: assignedAt });
+      sqliteFaults(crashed).run('UPDATE tasks SET assignee_agent_instance_id = ?, updated_at = ? WHERE id = ?', agentId, assignedAt, taskId);
       tx.emit('task.assigned', { task_id: taskId, workspace_id: workspaceId, agent_id: agentId, previous_agent_id: null });
     });
     // Older than the recovery lookback, so the boot recovery sweep cannot be what wakes the agent.

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { sqliteFaults } from '../helpers/storage.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -148,7 +149,7 @@ describe('retry cancellation on reassignment or cancellation (spec scenarios)', 
     const { agentA, agentB, taskT, waiting } = await retryWaiting('2s,2s,2s,2s');
 
     // A write that bypasses the API's reassignment hook: only the promotion check can catch it.
-    await h!.scheduler.store.transaction((tx) => tx.tasks.update(taskT, { assignee_agent_instance_id: agentB }));
+    sqliteFaults(h!.scheduler.store).run('UPDATE tasks SET assignee_agent_instance_id = ? WHERE id = ?', agentB, taskT);
     expect((await getWakeup(waiting.id)).status).toBe('scheduled_retry');
 
     const cancelled = await waitForWakeupStatus(waiting.id, 'cancelled', 'the retry to be cancelled at promotion');

@@ -12,6 +12,7 @@ import type { Task } from '../../src/domain/types.js';
 import { wallClock } from '../../src/machines/clock.js';
 import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { sqliteFaults } from '../helpers/storage.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -117,10 +118,9 @@ describe('recovery sweep (spec scenarios)', () => {
     await h.waitFor(async () => (await listWakeups({ agent_id: x })).every((w) => w.status === 'finished'), 'X\'s wakeups to finish');
 
     // Reassigned without the events (the lost-event case the sweep exists for): to Y, and X -> Y -> X.
-    await h.scheduler.store.transaction(async (tx) => {
-      await tx.tasks.update(reassigned, { assignee_agent_instance_id: y, assigned_at: Date.now() });
-      await tx.tasks.update(backAgain, { assignee_agent_instance_id: x, assigned_at: Date.now() + 1 });
-    });
+    const db = sqliteFaults(h.scheduler.store);
+    db.run('UPDATE tasks SET assignee_agent_instance_id = ?, assigned_at = ? WHERE id = ?', y, Date.now(), reassigned);
+    db.run('UPDATE tasks SET assignee_agent_instance_id = ?, assigned_at = ? WHERE id = ?', x, Date.now() + 1, backAgain);
     expect(await h.scheduler.recovery.sweep()).toBe(2);
     const [forY] = (await listWakeups({ task_id: reassigned })).filter((w) => w.recovered);
     expect(forY).toMatchObject({ agent_id: y, source: 'task_assigned' });

@@ -108,7 +108,7 @@ describe('a routine on a deleted assignee (item 8)', () => {
     const trigger = routine.triggers[0];
     await call('DELETE', `/api/office/agents/${agentId}`, undefined, 204);
     // The state an older server let a PATCH reach: active on a deleted assignee.
-    await h.scheduler.store.transaction((tx) => tx.routines.update(routine.id, { status: 'active' }));
+    sqliteFaults(h.scheduler.store).run("UPDATE office_routines SET status = 'active' WHERE id = ?", routine.id);
     await h.scheduler.triggers.refresh(routine.id);
 
     const firstTick = Date.parse(trigger.next_run_at);

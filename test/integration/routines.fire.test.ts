@@ -100,7 +100,7 @@ describe('heavy and lightweight routines (spec scenarios)', () => {
 
     // "The clock reaches 09:00": the stored next_run_at is moved to just ahead of now, and the actor follows the row.
     const due = Date.now() + 400;
-    await h.scheduler.store.transaction((tx) => tx.routines.updateTrigger(trigger.id, { next_run_at: due }));
+    await h.scheduler.store.transaction((tx) => tx.routines.editTrigger(trigger.id, { next_run_at: due }));
     await h.scheduler.triggers.refresh(routine.id);
 
     const run = await h.waitFor(async () => (await routineRuns(routine.id))[0], 'the routine run');
@@ -324,8 +324,8 @@ describe('webhook triggers', () => {
     expect((await h.api('PATCH', `/api/office/routine-triggers/${bearer.id}`, { secret: '' })).status).toBe(400);
     // …so the empty secret is made the way a bad migration or manual edit would: in the row.
     await h.scheduler.store.transaction(async (tx) => {
-      await tx.routines.updateTrigger(bearer.id, { secret: null });
-      await tx.routines.updateTrigger(hmac.id, { secret: null });
+      await tx.routines.editTrigger(bearer.id, { secret: null });
+      await tx.routines.editTrigger(hmac.id, { secret: null });
     });
     const raw = '{}';
     const bearerAttempts: Record<string, string>[] = [{}, { authorization: 'Bearer ' }, { authorization: 'Bearer null' }, { authorization: 'Bearer undefined' }, { authorization: 'Bearer placeholder' }];

@@ -84,7 +84,7 @@ describe('claimTicks: claim a batch of cron ticks and record their routine runs'
     const { triggers } = await dueTriggers(under.store, at, 3, due);
     const [moved, recordedBefore, fresh] = triggers;
     await under.store.transaction(async (tx) => {
-      await tx.routines.updateTrigger(moved!.trigger.id, { next_run_at: due + 5 * HOUR });
+      await tx.routines.editTrigger(moved!.trigger.id, { next_run_at: due + 5 * HOUR });
       await tx.routines.insertRun(routineRunRow(recordedBefore!.routine, at, { trigger_id: recordedBefore!.trigger.id, source: 'cron', scheduled_for: due }));
     });
 

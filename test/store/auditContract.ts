@@ -108,15 +108,18 @@ export function auditContract(name: string, factory: StoreFactory): void {
       expect(await counts()).toEqual({ deployment: 2, agent: 1, other: 1 });
 
       // Claimed, then waiting for a retry: still open, the slot is kept.
-      await write((tx) => tx.wakeups.update(wakeups[0]!.id, { status: 'claimed', claimed_at: now }));
-      await write((tx) => tx.wakeups.update(wakeups[0]!.id, { status: 'scheduled_retry', retry_count: 1 }));
+      const fences = await write(async (tx) => [await tx.leases.take(agent.id, 'own_audit', null), await tx.leases.take(other.id, 'own_audit', null)]);
+      await write((tx) => tx.wakeups.claim(wakeups[0]!.id, now, fences[0]!));
+      await write((tx) => tx.wakeups.scheduleRetry(wakeups[0]!.id, { retry_count: 1, retry_at: now, error: 'failed' }));
       expect(await counts()).toEqual({ deployment: 2, agent: 1, other: 1 });
       // Ended: freed in the statement that ends it, once, whoever ends it.
-      await write((tx) => tx.wakeups.update(wakeups[0]!.id, { status: 'finished', finished_at: now }));
-      await write((tx) => tx.wakeups.update(wakeups[0]!.id, { status: 'finished', finished_at: now + 1 }));
-      await write((tx) => tx.wakeups.update(wakeups[2]!.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now }));
+      await write((tx) => tx.wakeups.claim(wakeups[0]!.id, now, fences[0]!));
+      expect(await write((tx) => tx.wakeups.endClaimed(wakeups[0]!.id, { status: 'finished', finished_at: now }))).toMatchObject({ status: 'finished' });
+      expect(await write((tx) => tx.wakeups.endClaimed(wakeups[0]!.id, { status: 'finished', finished_at: now + 1 }))).toBeUndefined();
+      await write((tx) => tx.wakeups.claim(wakeups[2]!.id, now, fences[1]!));
+      await write((tx) => tx.wakeups.endClaimed(wakeups[2]!.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now }));
       // A wakeup that never held a slot ends without freeing anyone else's.
-      await write((tx) => tx.wakeups.update(wakeups[1]!.id, { status: 'skipped', skip_reason: 'cap_reached', finished_at: now }));
+      expect(await write((tx) => tx.wakeups.refuse(wakeups[1]!.id, 'cap_reached', now))).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached' });
       expect(await counts()).toEqual({ deployment: 0, agent: 0, other: 0 });
       expect(await write((tx) => tx.routines.takeWakeupSlot(wakeups[3]!.id, other.id, caps(null)))).toBe(true);
     });

@@ -277,7 +277,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect([first.kind, again.kind]).toEqual(['queued', 'queued']);
         expect((await read((tx) => tx.wakeups.findByKey('k')))?.id).toBe((again as { wakeup: Wakeup }).wakeup.id);
         expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
-        await write((tx) => tx.agents.update(agent.id, { deleted_at: now }));
+        expect(await write((tx) => tx.agents.markDeleted(agent.id, now))).toMatchObject({ deleted_at: now, status: 'stopped' });
+        expect(await write((tx) => tx.agents.markDeleted(agent.id, now + 1))).toBeUndefined();
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 6_000), null, now))).toEqual({ kind: 'agent_gone' });
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request({ id: 'agt_missing', workspace_id: agent.workspace_id }, now), null, now)))
           .toEqual({ kind: 'agent_gone' });
@@ -337,8 +338,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write(async (tx) => {
           await tx.tasks.insert(task);
           await tx.wakeups.insert(claimed);
-          await tx.runs.insert(run, null);
-          await tx.wakeups.update(claimed.id, { run_id: run.id });
+          // The start records the run on its wakeup (the schema's trigger); the run is still queued.
+          expect(await tx.runs.start(run, null)).toBe(true);
         });
         const rule = { windowSince: now - 5_000, anyTask: false };
         const other = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 1), rule, 0));
@@ -394,10 +395,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.wakeups.list({ source: 'task_assigned' }))).map((w) => w.id)).toEqual([onTask.id]);
         expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id, limit: 2 }))).toHaveLength(2);
         expect((await read((tx) => tx.wakeups.openForTask(task.id))).map((w) => w.id).sort()).toEqual([onTask.id, retry.id].sort());
-        expect((await read((tx) => tx.wakeups.pendingRetriesFor(task.id, agent.id))).map((w) => w.id)).toEqual([retry.id]);
         expect(await read((tx) => tx.wakeups.countByStatus())).toMatchObject({ queued: 1, scheduled_retry: 1, finished: 1 });
-        await write((tx) => tx.wakeups.update(onTask.id, { status: 'cancelled', cancel_reason: 'test' }));
-        expect(await read((tx) => tx.wakeups.get(onTask.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'test' });
+        expect((await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 1))).map((w) => w.id)).toEqual([retry.id]);
+        expect(await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 2))).toEqual([]);
+        expect(await write((tx) => tx.wakeups.cancelUnclaimedOf(agent.id, 'test', now + 3))).toEqual([
+          { ...onTask, status: 'cancelled', cancel_reason: 'test', finished_at: now + 3 },
+        ]);
+        expect(await read((tx) => tx.wakeups.get(retry.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now + 1 });
+        expect(await read((tx) => tx.wakeups.get(done.id))).toMatchObject({ status: 'finished' });
       });
     });
 
@@ -463,7 +468,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.tasks.get(task.id))).toMatchObject({ blocked_by: [b1!.id], reviewers: [agent.id] });
         expect((await read((tx) => tx.tasks.dependentsOf(b1!.id))).map((t) => t.id)).toEqual([task.id]);
         expect(await read((tx) => tx.tasks.openBlockers(task.id))).toEqual([b1!.id]);
-        await write((tx) => tx.tasks.update(b1!.id, { state: 'DONE', completed_at: now }));
+        expect(await write((tx) => tx.tasks.move(b1!.id, 'TODO', 'DONE', now))).toMatchObject({ state: 'DONE', completed_at: now });
         expect(await read((tx) => tx.tasks.openBlockers(task.id))).toEqual([]);
       });
 
@@ -688,8 +693,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.runs.costSince(agent.id, now))).toBe(1.25);
         expect(await read((tx) => tx.runs.countByStatus())).toEqual({ succeeded: 1, failed: 1, running: 1 });
         expect((await read((tx) => tx.runs.list({ wakeup_id: wakeup.id, status: 'running' }))).map((r) => r.id)).toEqual([open.id]);
-        await write((tx) => tx.runs.update(open.id, { session_pid: 42 }));
-        expect(await read((tx) => tx.runs.get(open.id))).toMatchObject({ session_pid: 42 });
+        expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 42, session_pgid: 42, session_start_time: 'start' }))).toBe(true);
+        expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 43, session_pgid: 43, session_start_time: 'later' }))).toBe(false);
+        expect(await read((tx) => tx.runs.get(open.id))).toMatchObject({ session_pid: 42, session_start_time: 'start' });
       });
     });
 
@@ -772,7 +778,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
           .toEqual([[trigger.id, routine.id]]);
         const run = routineRunRow(routine, now);
         await write((tx) => tx.routines.insertRun(run));
-        await write((tx) => tx.routines.updateRun(run.id, { status: 'skipped', skip_reason: 'idle' }));
+        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'skipped', skip_reason: 'idle' }))).toBe(true);
+        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'dispatched' }))).toBe(false);
         expect(await read((tx) => tx.routines.getRun(run.id))).toEqual({ ...run, status: 'skipped', skip_reason: 'idle' });
       });
 
@@ -822,7 +829,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.routines.activeRuns(routine.id, 'default'))).map((r) => r.id)).toEqual([heavy.id, light.id]);
         expect((await read((tx) => tx.routines.runByTask(task.id)))?.id).toBe(heavy.id);
         expect(await read((tx) => tx.routines.assignmentWakeupIdOf(task.id))).toBe(assignment.id);
-        await write((tx) => tx.wakeups.update(wakeup.id, { status: 'finished' }));
+        const fence = await write((tx) => lease(tx, agent.id));
+        await write((tx) => tx.wakeups.claim(wakeup.id, now, fence));
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'finished', finished_at: now }))).toMatchObject({ status: 'finished' });
         expect((await read((tx) => tx.routines.activeRuns(routine.id, 'default'))).map((r) => r.id)).toEqual([heavy.id]);
       });
 
@@ -832,9 +841,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.routines.getTrigger(trigger.id))).toEqual(trigger);
         expect(await read((tx) => tx.routines.triggersOf(routine.id))).toEqual([trigger]);
         expect((await read((tx) => tx.routines.liveScheduleTriggers())).map((l) => l.trigger.id)).toEqual([trigger.id]);
-        await write((tx) => tx.routines.updateTrigger(trigger.id, { enabled: false }));
+        expect(await write((tx) => tx.routines.editTrigger(trigger.id, { enabled: false }))).toEqual({ ...trigger, enabled: false });
         expect(await read((tx) => tx.routines.liveScheduleTriggers())).toEqual([]);
-        await write((tx) => tx.routines.update(routine.id, { status: 'archived' }));
+        expect(await write((tx) => tx.routines.archive(routine.id, now + 1))).toMatchObject({ status: 'archived', updated_at: now + 1 });
+        expect(await write((tx) => tx.routines.archive(routine.id, now + 2))).toBeUndefined();
+        expect(await write((tx) => tx.routines.editTrigger(trigger.id, { enabled: true }))).toBeUndefined();
+        expect(await write((tx) => tx.routines.edit(routine.id, { name: 'Renamed' }))).toBeUndefined();
+        expect(await read((tx) => tx.routines.getTrigger(trigger.id))).toMatchObject({ enabled: false, next_run_at: null });
         expect(await read((tx) => tx.routines.list({ assignee: agent.id }))).toEqual([]);
         expect(await read((tx) => tx.routines.list({ assignee: agent.id, include_archived: true }))).toHaveLength(1);
         await write((tx) => tx.routines.deleteTrigger(trigger.id));
@@ -940,6 +953,81 @@ export function storeContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe('transitions: each changes its row only from the state it expects, and says when it did not', () => {
+      it('agents: pause, resume, stop and delete, each refused from the wrong status or once deleted', async () => {
+        const { agent } = await seed();
+        expect(await write((tx) => tx.agents.resume(agent.id, now))).toBeUndefined();
+        expect(await write((tx) => tx.agents.pause(agent.id, 'first', now + 1))).toMatchObject({ status: 'paused', paused_reason: 'first', updated_at: now + 1 });
+        expect(await write((tx) => tx.agents.pause(agent.id, 'second', now + 2))).toBeUndefined();
+        expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ paused_reason: 'first' });
+        expect(await write((tx) => tx.agents.resume(agent.id, now + 3))).toMatchObject({ status: 'idle', paused_reason: null });
+        expect(await write((tx) => tx.agents.stop(agent.id, now + 4))).toMatchObject({ status: 'stopped' });
+        expect(await write((tx) => tx.agents.stop(agent.id, now + 5))).toBeUndefined();
+        await write((tx) => tx.agents.markDeleted(agent.id, now + 6));
+        expect(await write((tx) => tx.agents.resume(agent.id, now + 7))).toBeUndefined();
+        expect(await write((tx) => tx.agents.edit(agent.id, { name: 'Gone' }))).toBeUndefined();
+      });
+
+      it('tasks: a move and a reassignment are compare-and-sets, answering the task with its links', async () => {
+        const { agent } = await seed();
+        const task = taskRow(agent.workspace_id, now);
+        const blocker = taskRow(agent.workspace_id, now);
+        await write(async (tx) => { await tx.tasks.insert(blocker); await tx.tasks.insert({ ...task, blocked_by: [blocker.id], reviewers: [agent.id] }); });
+        expect(await write((tx) => tx.tasks.move(task.id, 'IN_PROGRESS', 'DONE', now + 1))).toBeUndefined();
+        expect(await write((tx) => tx.tasks.move(task.id, 'TODO', 'ARCHIVED', now + 1)))
+          .toMatchObject({ state: 'ARCHIVED', archived_at: now + 1, completed_at: null, blocked_by: [blocker.id], reviewers: [agent.id] });
+        expect(await write((tx) => tx.tasks.reassign(task.id, 'agt_other', agent.id, now + 2))).toBeUndefined();
+        expect(await write((tx) => tx.tasks.reassign(task.id, null, agent.id, now + 2))).toMatchObject({ assignee_agent_instance_id: agent.id, assigned_at: now + 2 });
+        expect(await write((tx) => tx.tasks.reassign(task.id, agent.id, null, now + 3))).toMatchObject({ assignee_agent_instance_id: null, assigned_at: null });
+        expect(await write((tx) => tx.tasks.edit(task.id, { title: 'Renamed', updated_at: now + 4 }))).toMatchObject({ title: 'Renamed', blocked_by: [blocker.id] });
+        expect(await write((tx) => tx.tasks.edit('tsk_missing', { title: 'x' }))).toBeUndefined();
+      });
+
+      it('wakeups: from claimed only, back to the queue, to a retry or to an end; a refusal from queued only', async () => {
+        const { agent } = await seed();
+        const wakeup = wakeupRow(agent, now);
+        const fence = await write(async (tx) => { await tx.wakeups.insert(wakeup); return lease(tx, agent.id); });
+        expect(await write((tx) => tx.wakeups.unclaim(wakeup.id, { skip_reason: 'daily_run_cap' }))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.scheduleRetry(wakeup.id, { retry_count: 1, retry_at: now + 5, error: 'e' }))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'finished', finished_at: now }))).toBeUndefined();
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 1, fence));
+        expect(await write((tx) => tx.wakeups.refuse(wakeup.id, 'cap_reached', now + 1))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.unclaim(wakeup.id, { available_at: now + 100, skip_reason: 'daily_run_cap' })))
+          .toMatchObject({ status: 'queued', claimed_at: null, available_at: now + 100, skip_reason: 'daily_run_cap' });
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 2, fence));
+        expect(await write((tx) => tx.wakeups.scheduleRetry(wakeup.id, { retry_count: 1, retry_at: now + 50, error: 'failed' })))
+          .toMatchObject({ status: 'scheduled_retry', retry_count: 1, scheduled_retry_at: now + 50, available_at: now + 50, error: 'failed' });
+        await write((tx) => tx.wakeups.claim(wakeup.id, now + 3, fence));
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'cancelled', cancel_reason: 'run_cancelled', finished_at: now + 4 }, 'run_other'))).toBeUndefined();
+        expect(await write((tx) => tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now + 4, error: 'gave up' })))
+          .toMatchObject({ status: 'failed', finished_at: now + 4, error: 'gave up' });
+      });
+
+      it('runs: a left-behind run is abandoned only from the status it was read in', async () => {
+        const { agent } = await seed();
+        const wakeup = wakeupRow(agent, now, { status: 'claimed' });
+        const run = runRow(wakeup, now);
+        await write(async (tx) => { await tx.wakeups.insert(wakeup); await tx.runs.insert(run, null); });
+        expect(await write((tx) => tx.runs.abandon(run.id, 'running', 'left behind', now + 1))).toBe(false);
+        expect(await write((tx) => tx.runs.abandon(run.id, 'queued', 'left behind', now + 1))).toBe(true);
+        expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'cancelled', error: 'left behind', finished_at: now + 1 });
+        expect(await write((tx) => tx.runs.abandon(run.id, 'queued', 'again', now + 2))).toBe(false);
+      });
+
+      it('routines: pause, resume and the pause of an assignee\'s active routines, none of them from archived', async () => {
+        const { agent } = await seed();
+        const [active, archived] = [routineRow(agent, now), routineRow(agent, now, { status: 'archived' })];
+        await write(async (tx) => { await tx.routines.insert(active); await tx.routines.insert(archived); });
+        expect(await write((tx) => tx.routines.resume(active.id, now))).toBeUndefined();
+        expect(await write((tx) => tx.routines.pause(archived.id, 'x', now))).toBeUndefined();
+        expect((await write((tx) => tx.routines.pauseActiveOf(agent.id, 'assignee gone', now + 1))).map((r) => [r.id, r.status, r.paused_reason]))
+          .toEqual([[active.id, 'paused', 'assignee gone']]);
+        expect(await write((tx) => tx.routines.pauseActiveOf(agent.id, 'again', now + 2))).toEqual([]);
+        expect(await write((tx) => tx.routines.resume(active.id, now + 3))).toMatchObject({ status: 'active', paused_reason: null, consecutive_failures: 0 });
+        expect(await read((tx) => tx.routines.get(archived.id))).toMatchObject({ status: 'archived' });
+      });
+    });
+
     describe('organisation', () => {
       it('stores workspaces, projects and agents, and updates them', async () => {
         const { workspace, agent } = await seed();
@@ -949,9 +1037,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await read((tx) => tx.projects.get(project.id))).toEqual(project);
         expect(await read((tx) => tx.agents.get(agent.id))).toEqual(agent);
         await write(async (tx) => {
-          await tx.workspaces.update(workspace.id, { name: 'Acme 2' });
-          await tx.projects.update(project.id, { name: 'Launch 2' });
-          await tx.agents.update(agent.id, { name: 'Worker 2', warnings: ['w'] });
+          expect(await tx.workspaces.edit(workspace.id, { name: 'Acme 2' })).toEqual({ ...workspace, name: 'Acme 2' });
+          expect(await tx.projects.edit(project.id, { name: 'Launch 2' })).toEqual({ ...project, name: 'Launch 2' });
+          expect(await tx.agents.edit(agent.id, { name: 'Worker 2', warnings: ['w'] })).toEqual({ ...agent, name: 'Worker 2', warnings: ['w'] });
+          expect(await tx.workspaces.edit('ws_missing', { name: 'x' })).toBeUndefined();
         });
         expect((await read((tx) => tx.workspaces.list())).map((w) => w.name)).toEqual(['Acme 2']);
         expect((await read((tx) => tx.projects.list(workspace.id))).map((p) => p.name)).toEqual(['Launch 2']);

@@ -286,7 +286,7 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.snapshots.all('trigger', B))).size).toBe(0);
 
         // Reassigned, the routine's trigger follows its new assignee's owner.
-        await write((tx) => tx.routines.update(routine.id, { assignee_agent_instance_id: second.id }));
+        await write((tx) => tx.routines.edit(routine.id, { assignee_agent_instance_id: second.id }));
         expect((await read((tx) => tx.snapshots.all('trigger', A))).size).toBe(0);
         expect([...(await read((tx) => tx.snapshots.all('trigger', B))).keys()]).toEqual([trigger.id]);
       });

@@ -34,7 +34,7 @@ export function organisationContract(name: string, factory: StoreFactory): void 
         expect(await tx.agents.insert(agent)).toBe(true);
       });
       expect(await write((tx) => tx.workspaces.markDeleted(workspace.id, now))).toBe(false);
-      await write((tx) => tx.agents.update(agent.id, { deleted_at: now }));
+      await write((tx) => tx.agents.markDeleted(agent.id, now));
       expect(await write((tx) => tx.workspaces.markDeleted(workspace.id, now + 1))).toBe(true);
       expect(await write((tx) => tx.workspaces.markDeleted(workspace.id, now + 2))).toBe(false);
       expect(await read((tx) => tx.workspaces.list())).toEqual([]);
@@ -70,11 +70,11 @@ export function organisationContract(name: string, factory: StoreFactory): void 
         await tx.workspaces.insert(workspace);
         await tx.budgets.insert(budget);
       });
-      const changed = await write((tx) => tx.budgets.update(budget.id, { limit_usd: 42.5, period: 'daily', alert_threshold_pct: null }));
+      const changed = await write((tx) => tx.budgets.edit(budget.id, { limit_usd: 42.5, period: 'daily', alert_threshold_pct: null }));
       expect(changed).toEqual({ ...budget, limit_usd: 42.5, period: 'daily', alert_threshold_pct: null });
       expect(await read((tx) => tx.budgets.get(budget.id))).toEqual(changed);
-      expect(await write((tx) => tx.budgets.update(budget.id, {}))).toEqual(changed);
-      expect(await write((tx) => tx.budgets.update('bdg_missing', { limit_usd: 1 }))).toBeUndefined();
+      expect(await write((tx) => tx.budgets.edit(budget.id, {}))).toEqual(changed);
+      expect(await write((tx) => tx.budgets.edit('bdg_missing', { limit_usd: 1 }))).toBeUndefined();
     });
 
     it('deletes a budget with the alerts it sent; its costs stay in the ledger', async () => {

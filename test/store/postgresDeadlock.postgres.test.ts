@@ -49,7 +49,7 @@ function crossing(attempts: number[], index: number, meet: () => Promise<void>, 
   lockSecond: (tx: Tx) => Promise<void>) {
   return s.store.transaction(async (tx) => {
     attempts[index]!++;
-    await tx.agents.update(first.id, { name });
+    await tx.agents.edit(first.id, { name });
     if (attempts[index] === 1) await meet();
     await lockSecond(tx);
   });
@@ -60,8 +60,8 @@ it('of two transactions that deadlock, the one PostgreSQL rolls back is run agai
   const meet = barrier(2);
   const attempts = [0, 0];
   await Promise.all([
-    crossing(attempts, 0, meet, a, b, 'left', (tx) => tx.agents.update(b.id, { name: 'left' })),
-    crossing(attempts, 1, meet, b, a, 'right', (tx) => tx.agents.update(a.id, { name: 'right' })),
+    crossing(attempts, 0, meet, a, b, 'left', async (tx) => { await tx.agents.edit(b.id, { name: 'left' }); }),
+    crossing(attempts, 1, meet, b, a, 'right', async (tx) => { await tx.agents.edit(a.id, { name: 'right' }); }),
   ]);
 
   expect(attempts.sort()).toEqual([1, 2]);
@@ -77,7 +77,7 @@ it('a deadlock the work catches and goes past is still run again, instead of fai
   const attempts = [0, 0];
   // As the run's continuation summary does: a failure inside is logged and the work goes on.
   const tolerant = (other: Agent, name: string, then: (tx: Tx) => Promise<unknown>) => async (tx: Tx) => {
-    await tx.agents.update(other.id, { name }).catch(() => undefined);
+    await tx.agents.edit(other.id, { name }).catch(() => undefined);
     await then(tx);
   };
   await Promise.all([

@@ -67,7 +67,7 @@ it('a unit of work sends its BEGIN with its first statement: n statements cost n
 
   let before = sends();
   await store.transaction(async (tx) => {
-    await tx.agents.update(agent.id, { name: 'Renamed' });
+    await tx.agents.edit(agent.id, { name: 'Renamed' });
     await tx.agents.get(agent.id);
   });
   expect(sends() - before).toBe(3);

@@ -54,6 +54,20 @@ describe('import direction (shared/DESIGN.md: domain <- port <- services, dispat
     expect(violations).toHaveLength(3);
   });
 
+  it('reports a file that no layer names, and checks the statements and tables both stores share as an adapter', () => {
+    const src = tree({
+      'persistence/store.ts': 'export interface Tx {}\n',
+      'persistence/tables.ts': 'export const TASKS = {};\n',
+      'persistence/sql/tasks.ts': "import type { Tx } from '../store.js';\nimport { TASKS } from '../tables.js';\n",
+      'services/tasks.ts': "import { TASKS } from '../persistence/tables.js';\n",
+      'helpers/misc.ts': 'export const x = 1;\n',
+    });
+    const report = formatReport(checkImports(src, new Map()));
+    expect(report).toContain('src/helpers/misc.ts: this file has no layer');
+    expect(report).toContain("src/services/tasks.ts:1 imports '../persistence/tables.js': only createStore and the scheduler name a Store implementation");
+    expect(report).not.toContain('persistence/sql/tasks.ts');
+  });
+
   it('lets the scheduler name the store implementation and an allowed import pass, and reports an allow-list entry that matches nothing', () => {
     const src = tree({
       'persistence/sqlite/store.ts': 'export class SqliteStore {}\n',

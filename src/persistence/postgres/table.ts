@@ -1,9 +1,9 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
-import { insertStatement, type OnConflict } from '../sql/dialect.js';
+import { insertStatement, transitionStatement, type OnConflict, type RowChange } from '../sql/dialect.js';
 import type { PgSql } from './sql.js';
 
 /**
- * The counterpart of sqlite/table.ts: inserts, patches and row decoding for one table, async. The
+ * The counterpart of sqlite/table.ts: inserts, guarded transitions and row decoding for one table, async. The
  * columns are the same on both backends (booleans 0/1, JSON as text), so rows decode the same way.
  */
 export class PgTable<T extends object> {
@@ -34,11 +34,9 @@ export class PgTable<T extends object> {
     return (await this.sql.run(text, row as Record<string, unknown>)).changes > 0;
   }
 
-  async update(id: string, patch: Partial<T>): Promise<number> {
-    const keys = this.checked(Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined));
-    if (keys.length === 0) return 0;
-    const text = `UPDATE ${this.name} SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE ${this.key} = @__key`;
-    return (await this.sql.run(text, { ...(patch as Record<string, unknown>), __key: id })).changes;
+  async transition(id: string, change: RowChange<T>, guard: string, params: Record<string, unknown> = {}, returning = '*'): Promise<T | undefined> {
+    const { text, values } = transitionStatement(this.name, this.key, this.columnSet, change, guard, returning);
+    return this.one(text, { ...params, ...values, __key: id });
   }
 
   async get(id: string): Promise<T | undefined> {

@@ -19,10 +19,10 @@ export class BudgetsSql implements BudgetRepo {
   }
   async insert(budget: Budget) { await this.table.insert(budget); }
   async get(id: string) { return this.table.get(id); }
-  async update(id: string, patch: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>) {
-    // Rows change only by id, and the row read back is this transaction's own write.
-    if (Object.values(patch).every((value) => value === undefined)) return this.table.get(id);
-    return (await this.table.update(id, patch)) > 0 ? this.table.get(id) : undefined;
+  async edit(id: string, fields: Partial<Pick<Budget, 'limit_usd' | 'period' | 'action_on_exceed' | 'alert_threshold_pct'>>) {
+    // A budget has no state a person's edit must expect: any row may take it. An empty edit changes nothing.
+    if (Object.values(fields).every((value) => value === undefined)) return this.table.get(id);
+    return this.table.transition(id, { patch: fields }, 'TRUE');
   }
   async delete(id: string) {
     // Its alerts reference it: they go first, and with it (an alert's record means nothing without its budget).

@@ -28,12 +28,42 @@ export function insertStatement(table: string, keys: readonly string[], conflict
   return text;
 }
 
-/** One table's row plumbing (sqlite/table.ts, postgres/table.ts): inserts, patches, decoded reads. */
+/**
+ * A change of one row by a transition: `patch` columns set from parameters, `sets` columns from SQL
+ * (over the row as it is, and the transition's parameters).
+ */
+export interface RowChange<T> {
+  patch?: Partial<T>;
+  sets?: Record<string, string>;
+}
+
+/**
+ * The UPDATE of a guarded transition on one row (`@__key` its key): it changes the row only while
+ * `guard` holds when the statement runs, and returns the row as it left it (`returning`).
+ */
+export function transitionStatement<T>(table: string, key: string, columns: ReadonlySet<string>, change: RowChange<T>, guard: string, returning: string) {
+  const patch = (change.patch ?? {}) as Record<string, unknown>;
+  const keys = Object.keys(patch).filter((k) => patch[k] !== undefined);
+  const sets = change.sets ?? {};
+  for (const column of [...keys, ...Object.keys(sets)]) {
+    if (!columns.has(column)) throw new Error(`Unknown column '${column}' for table ${table}`);
+  }
+  const assignments = [...keys.map((k) => `${k} = @__set_${k}`), ...Object.entries(sets).map(([k, sql]) => `${k} = ${sql}`)];
+  if (assignments.length === 0) throw new Error(`A transition of ${table} changes no column`);
+  const values = Object.fromEntries(keys.map((k) => [`__set_${k}`, patch[k]]));
+  return { text: `UPDATE ${table} SET ${assignments.join(', ')} WHERE ${key} = @__key AND (${guard}) RETURNING ${returning}`, values };
+}
+
+/** One table's row plumbing (sqlite/table.ts, postgres/table.ts): inserts, transitions, decoded reads. */
 export interface RowTable<T extends object> {
   insert(row: T, conflict?: OnConflict): MaybePromise<boolean>;
   /** Inserts the row only while `condition` (SQL over the row's @parameters) holds. */
   insertIf(row: T, condition: string): MaybePromise<boolean>;
-  update(id: string, patch: Partial<T>): MaybePromise<number>;
+  /**
+   * A guarded transition of the row `id` (transitionStatement), in one statement: the row as it left
+   * it, or undefined when the guard did not hold (or no such row). `params` are the guard's.
+   */
+  transition(id: string, change: RowChange<T>, guard: string, params?: Record<string, unknown>, returning?: string): MaybePromise<T | undefined>;
   get(id: string): MaybePromise<T | undefined>;
   one(text: string, params?: Params): MaybePromise<T | undefined>;
   many(text: string, params?: Params): MaybePromise<T[]>;

@@ -1,9 +1,12 @@
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
-import type { RoutineRepo, TickClaim } from '../store.js';
+import type { RoutineFields, RoutineRepo, RunRoute, TickClaim, TriggerFields } from '../store.js';
 import { ROUTINES, ROUTINE_RUNS, ROUTINE_TRIGGERS } from '../tables.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 
 const RUN_COLUMNS = ROUTINE_RUNS.columns;
+
+/** Archived is terminal: no transition but the reads leaves it. */
+const NOT_ARCHIVED = "status <> 'archived'";
 
 /** A failed outcome that reaches an active routine's consecutive_failure_limit (in an UPDATE of office_routines). */
 const PAUSES_NOW = "@succeeded = 0 AND status = 'active' AND consecutive_failures + 1 >= consecutive_failure_limit";
@@ -61,7 +64,28 @@ export abstract class RoutinesSql implements RoutineRepo {
     const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
     return this.routines.many(`SELECT * FROM office_routines ${where} ORDER BY created_at, id LIMIT 1000`, params);
   }
-  async update(id: string, patch: Partial<Routine>) { await this.routines.update(id, patch); }
+  async edit(id: string, fields: RoutineFields) { return this.routines.transition(id, { patch: fields }, NOT_ARCHIVED); }
+
+  async pause(id: string, reason: string, at: number) {
+    return this.routines.transition(id, { patch: { status: 'paused', paused_reason: reason, updated_at: at } }, "status IN ('active', 'paused')");
+  }
+
+  async pauseActiveOf(agentId: string, reason: string, at: number) {
+    return this.routines.many(
+      `UPDATE office_routines SET status = 'paused', paused_reason = @reason, updated_at = @at
+       WHERE assignee_agent_instance_id = @agent AND status = 'active' RETURNING *`, { agent: agentId, reason, at });
+  }
+
+  async resume(id: string, at: number) {
+    return this.routines.transition(id, { patch: { status: 'active', paused_reason: null, consecutive_failures: 0, updated_at: at } }, "status = 'paused'");
+  }
+
+  async archive(id: string, at: number) {
+    const archived = await this.routines.transition(id, { patch: { status: 'archived', paused_reason: null, carried_missed_ticks: null, updated_at: at } }, NOT_ARCHIVED);
+    // Nothing fires an archived routine again; its triggers stay for the record.
+    if (archived) await this.sql.run('UPDATE office_routine_triggers SET enabled = 0, next_run_at = NULL, updated_at = @at WHERE routine_id = @id', { id, at });
+    return archived;
+  }
 
   async countOutcome(id: string, succeeded: boolean, at: number, pauseReason: string) {
     // SET sees the row as it was: every CASE below reads the count before this outcome.
@@ -86,7 +110,10 @@ export abstract class RoutinesSql implements RoutineRepo {
   async triggersOf(routineId: string) {
     return this.triggers.many('SELECT * FROM office_routine_triggers WHERE routine_id = ? ORDER BY created_at, id', [routineId]);
   }
-  async updateTrigger(id: string, patch: Partial<RoutineTrigger>) { await this.triggers.update(id, patch); }
+  async editTrigger(id: string, fields: TriggerFields) {
+    return this.triggers.transition(id, { patch: fields },
+      `EXISTS (SELECT 1 FROM office_routines r WHERE r.id = office_routine_triggers.routine_id AND r.${NOT_ARCHIVED}${this.dialect.lock('share')})`);
+  }
   async deleteTrigger(id: string) { await this.sql.run('DELETE FROM office_routine_triggers WHERE id = ?', [id]); }
 
   async liveScheduleTriggers() {
@@ -153,7 +180,9 @@ export abstract class RoutinesSql implements RoutineRepo {
     return this.runs.many(
       'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, id DESC LIMIT ?', [routineId, limit]);
   }
-  async updateRun(id: string, patch: Partial<Omit<RoutineRun, 'id' | 'routine_id' | 'outcome'>>) { await this.runs.update(id, patch); }
+  async routeRun(id: string, route: RunRoute) {
+    return (await this.runs.transition(id, { patch: route }, "status = 'received'", {}, 'id')) !== undefined;
+  }
 
   async settleRun(id: string, patch: Pick<RoutineRun, 'outcome' | 'completed_at'> & Partial<Pick<RoutineRun, 'status' | 'error'>>) {
     // The slots it held are freed by the statement itself (trigger routine_run_slots_freed, migration 0013).

@@ -41,7 +41,18 @@ export class RunsSql implements RunRepo {
       { ...params, limit: clampLimit(filter.limit, 200) })).map((run) => strip(run)!);
   }
 
-  async update(id: string, patch: Partial<Run>) { await this.table.update(id, patch); }
+  async recordSession(id: string, session: Pick<Run, 'session_pid' | 'session_pgid' | 'session_start_time'>) {
+    // Only the first identity stands: a second one would name a process the run never had.
+    return (await this.table.transition(id, { patch: session }, 'session_pid IS NULL', {}, 'id')) !== undefined;
+  }
+
+  async abandon(id: string, from: 'queued' | 'running', error: string, at: number) {
+    return (await this.table.transition(id, { patch: { status: 'cancelled', finished_at: at, error } }, 'status = @from', { from }, 'id')) !== undefined;
+  }
+
+  async markProgress(id: string) {
+    await this.table.transition(id, { patch: { made_progress: true } }, 'made_progress IS DISTINCT FROM 1', {}, 'id');
+  }
 
   async markStarted(id: string, at: number) {
     return (await this.sql.run(`UPDATE runs SET status = 'running', started_at = @at WHERE id = @id AND status = 'queued'`, { id, at })).changes > 0;

@@ -1,10 +1,10 @@
 /** Tasks (with their blockers and reviewers), comments and approvals: the statements both backends run (PostgreSQL inserts a task's links its own way: postgres/tasks.ts). */
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from '../../domain/runCancel.js';
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
-import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFilter, TaskRepo } from '../store.js';
+import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFields, TaskFilter, TaskRepo } from '../store.js';
 import { clampLimit } from './filters.js';
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
-import type { Dialect, RowTable, SqlRunner } from './dialect.js';
+import type { Dialect, RowChange, RowTable, SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';
 
 /** The cancel reasons that are a person's decision, which the recovery sweep respects. */
@@ -23,6 +23,8 @@ export class TasksSql implements TaskRepo {
   private readonly referencesHold: string;
   /** The rows of tasks `t` with both their links beside them, as JSON arrays (read with `linked`). */
   private readonly withLinks: string;
+  /** withLinks for a RETURNING clause, which names the row by its table. */
+  private readonly returningLinks: string;
 
   constructor(private readonly dialect: Dialect) {
     this.sql = dialect.sql;
@@ -33,9 +35,11 @@ export class TasksSql implements TaskRepo {
         WHERE id = @assignee_agent_instance_id AND workspace_id = @workspace_id AND deleted_at IS NULL))
       AND (${unset('@project_id')} OR EXISTS (SELECT 1 FROM projects WHERE id = @project_id AND workspace_id = @workspace_id))
       AND (${unset('@parent_id')} OR EXISTS (SELECT 1 FROM tasks WHERE id = @parent_id AND workspace_id = @workspace_id))`;
-    const links = (table: LinkTable, column: string) => dialect.jsonValues(column, `FROM ${table} WHERE task_id = t.id`, 'position');
-    this.withLinks = `t.*, ${links('task_blockers', 'blocker_task_id')} AS blocked_by__links,
-      ${links('task_reviewers', 'agent_id')} AS reviewers__links`;
+    const links = (table: LinkTable, column: string, row: string) => dialect.jsonValues(column, `FROM ${table} WHERE task_id = ${row}.id`, 'position');
+    const linksOf = (row: string) => `${links('task_blockers', 'blocker_task_id', row)} AS blocked_by__links,
+      ${links('task_reviewers', 'agent_id', row)} AS reviewers__links`;
+    this.withLinks = `t.*, ${linksOf('t')}`;
+    this.returningLinks = `*, ${linksOf('tasks')}`;
   }
 
   async insert(task: Task) {
@@ -63,7 +67,23 @@ export class TasksSql implements TaskRepo {
     return this.linked(`SELECT ${this.withLinks} FROM tasks t ${where} ORDER BY created_at DESC, id LIMIT @limit`, params);
   }
 
-  async update(id: string, patch: Partial<TaskRow>) { await this.table.update(id, patch); }
+  async edit(id: string, fields: TaskFields) { return this.transition(id, { patch: fields }, 'TRUE'); }
+
+  async reassign(id: string, from: string | null, to: string | null, at: number) {
+    return this.transition(id, { patch: { assignee_agent_instance_id: to, assigned_at: to ? at : null, updated_at: at } },
+      `assignee_agent_instance_id IS NOT DISTINCT FROM ${this.dialect.cast('@from', 'text')}`, { from });
+  }
+
+  async move(id: string, from: TaskState, to: TaskState, at: number) {
+    const ends = to === 'DONE' || to === 'CANCELLED' ? { completed_at: at } : to === 'ARCHIVED' ? { archived_at: at } : {};
+    return this.transition(id, { patch: { state: to, updated_at: at, ...ends } }, 'state = @from', { from });
+  }
+
+  /** A guarded transition of the task's row, answered with its links as the row's reads are. */
+  private async transition(id: string, change: RowChange<TaskRow>, guard: string, params: Record<string, unknown> = {}): Promise<Task | undefined> {
+    const row = await this.table.transition(id, change, guard, params, this.returningLinks);
+    return row && this.withLinksOf(row);
+  }
 
   async unassignOpen(agentId: string, at: number) {
     return this.sql.all<{ id: string; workspace_id: string; title: string }>(
@@ -156,10 +176,12 @@ export class TasksSql implements TaskRepo {
 
   /** Tasks read with their links beside them (withLinks): one statement, however many tasks. */
   private async linked(text: string, params: Record<string, unknown> | unknown[]): Promise<Task[]> {
-    return (await this.table.many(text, params)).map((row) => {
-      const { blocked_by__links, reviewers__links, ...task } = row as TaskRow & { blocked_by__links: unknown; reviewers__links: unknown };
-      return { ...task, blocked_by: this.dialect.parsed<string[]>(blocked_by__links), reviewers: this.dialect.parsed<string[]>(reviewers__links) };
-    });
+    return (await this.table.many(text, params)).map((row) => this.withLinksOf(row));
+  }
+
+  private withLinksOf(row: TaskRow): Task {
+    const { blocked_by__links, reviewers__links, ...task } = row as TaskRow & { blocked_by__links: unknown; reviewers__links: unknown };
+    return { ...task, blocked_by: this.dialect.parsed<string[]>(blocked_by__links), reviewers: this.dialect.parsed<string[]>(reviewers__links) };
   }
 }
 
@@ -192,9 +214,7 @@ export class ApprovalsSql implements ApprovalRepo {
   }
   async get(id: string) { return this.table.get(id); }
   async resolve(id: string, status: 'approved' | 'rejected', note: string | null, at: number) {
-    return (await this.sql.run(
-      "UPDATE approvals SET status = ?, decision_note = ?, resolved_at = ? WHERE id = ? AND status = 'pending'",
-      [status, note, at, id])).changes === 1;
+    return this.table.transition(id, { patch: { status, decision_note: note, resolved_at: at } }, "status = 'pending'");
   }
   async pendingForTask(taskId: string) {
     return this.table.one("SELECT * FROM approvals WHERE task_id = ? AND status = 'pending' ORDER BY created_at, id LIMIT 1", [taskId]);

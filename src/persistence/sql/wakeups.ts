@@ -1,5 +1,5 @@
 import type { Wakeup } from '../../domain/types.js';
-import type { EnqueueResult, Fence, FoldRule, WakeupFilter, WakeupRepo } from '../store.js';
+import type { EnqueueResult, Fence, FoldRule, WakeupEnding, WakeupFilter, WakeupRepo, WakeupRequeue } from '../store.js';
 import { clampLimit, whereClause } from './filters.js';
 import { WAKEUPS } from '../tables.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
@@ -20,6 +20,9 @@ const PARAMETER_TYPE: Partial<Record<Column, 'integer' | 'bigint'>> = {
 const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, routine_run_id, finished_at';
 
 const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: fence.owner_id, epoch: fence.epoch });
+
+/** RETURNING gives rows in no set order: the callers' entries follow the requests' order. */
+const oldestFirst = (rows: Wakeup[]) => rows.sort((a, b) => a.requested_at - b.requested_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
 
@@ -204,8 +207,24 @@ export class WakeupsSql implements WakeupRepo {
     return this.dispatchClaim.claim(claimParams(id, at, fence), periodStarts);
   }
 
-  async update(id: string, patch: Partial<Wakeup>) {
-    return andThen(this.table.update(id, patch), () => undefined);
+  async refuse(id: string, skipReason: string, at: number) {
+    return this.table.transition(id, { patch: { status: 'skipped', skip_reason: skipReason, finished_at: at } }, "status = 'queued'");
+  }
+
+  async unclaim(id: string, back: WakeupRequeue) {
+    return this.table.transition(id, { patch: { status: 'queued', claimed_at: null, ...back } }, "status = 'claimed'");
+  }
+
+  async scheduleRetry(id: string, retry: { retry_count: number; retry_at: number; error: string }) {
+    return this.table.transition(id, {
+      patch: { status: 'scheduled_retry', retry_count: retry.retry_count, scheduled_retry_at: retry.retry_at, available_at: retry.retry_at, error: retry.error },
+    }, "status = 'claimed'");
+  }
+
+  async endClaimed(id: string, ending: WakeupEnding, runId?: string) {
+    const { status, finished_at, cancel_reason, skip_reason, error, run_id } = ending;
+    return this.table.transition(id, { patch: { status, finished_at, cancel_reason, skip_reason, error, run_id } },
+      runId === undefined ? "status = 'claimed'" : "status = 'claimed' AND run_id = @run", { run: runId });
   }
 
   async requeueClaimed(owner: string, agentIds?: readonly string[]) {
@@ -240,10 +259,18 @@ export class WakeupsSql implements WakeupRepo {
       { agent: agentId, now });
   }
 
-  async pendingRetriesFor(taskId: string, agentId: string) {
-    return this.table.many(
-      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND agent_id = ? AND status = 'scheduled_retry' ORDER BY requested_at, id",
-      [taskId, agentId]);
+  async cancelRetriesOf(taskId: string, agentId: string, reason: string, at: number) {
+    return oldestFirst(await this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'cancelled', cancel_reason = @reason, finished_at = @at
+       WHERE task_id = @task AND agent_id = @agent AND status = 'scheduled_retry' RETURNING *`,
+      { task: taskId, agent: agentId, reason, at }));
+  }
+
+  async cancelUnclaimedOf(agentId: string, reason: string, at: number) {
+    return oldestFirst(await this.table.many(
+      `UPDATE agent_wakeup_requests SET status = 'cancelled', cancel_reason = @reason, finished_at = @at
+       WHERE agent_id = @agent AND status IN ('queued', 'scheduled_retry') RETURNING *`,
+      { agent: agentId, reason, at }));
   }
 
   async cancelOnBehalfOf(ownerId: string, reason: string, at: number) {

@@ -1,9 +1,9 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
-import { insertStatement, type OnConflict } from '../sql/dialect.js';
+import { insertStatement, transitionStatement, type OnConflict, type RowChange } from '../sql/dialect.js';
 import type { Sql } from './sql.js';
 
 /**
- * Generic row plumbing for one table: inserts, patches and row decoding. Column names come
+ * Generic row plumbing for one table: inserts, guarded transitions and row decoding. Column names come
  * from code, never from input, and are checked against the table's declared columns anyway.
  */
 export class Table<T extends object> {
@@ -35,11 +35,9 @@ export class Table<T extends object> {
     return this.sql.run(text, row as Record<string, unknown>).changes > 0;
   }
 
-  update(id: string, patch: Partial<T>): number {
-    const keys = this.checked(Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined));
-    if (keys.length === 0) return 0;
-    const text = `UPDATE ${this.name} SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE ${this.key} = @__key`;
-    return this.sql.run(text, { ...(patch as Record<string, unknown>), __key: id }).changes;
+  transition(id: string, change: RowChange<T>, guard: string, params: Record<string, unknown> = {}, returning = '*'): T | undefined {
+    const { text, values } = transitionStatement(this.name, this.key, this.columnSet, change, guard, returning);
+    return this.one(text, { ...params, ...values, __key: id });
   }
 
   get(id: string): T | undefined {
