@@ -235,7 +235,7 @@ export class SimulationWorld {
       (_args, started) => (started ? 'prepare:committed' : null));
     wrap('runs', 'close', (args) => (finalStatus(args[1]) ? (gen.booting ? 'recover:interrupting' : 'finish:run-updated') : null),
       (args) => (finalStatus(args[1]) && !gen.booting ? 'finish:committed' : null));
-    wrap('wakeups', 'update', (args) => (args[1].status === 'scheduled_retry' && !gen.booting ? 'finish:retry-scheduled' : null));
+    wrap('wakeups', 'scheduleRetry', (_args, retrying) => (retrying && !gen.booting ? 'finish:retry-scheduled' : null));
     // A due tick is claimed (with its routine run) in a batch: a crash point when the batch won any.
     wrap('routines', 'claimTicks', (_args, won) => (won.length > 0 ? 'cron:claimed' : null), (_args, won) => (won.length > 0 ? 'cron:committed' : null));
     wrap('snapshots', 'save', () => 'snapshot:saving');
