@@ -3,10 +3,11 @@
  * the pinned program is installed (and fails in CI where it is not), the executor that runs it
  * against its stand-in, and the look at a session's processes that a cancel or a timeout must end.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentProgramKind } from '../../src/domain/agentPrograms.js';
-import { findProgram, type ProgramSetup, type RealProgram } from '../standins/programs.js';
-import type { Harness } from './harness.js';
+import { findProgram, setUpProgram, type Auth, type ProgramSetup, type RealProgram } from '../standins/programs.js';
+import { apiClient } from './client.js';
+import { startHarness, type Harness } from './harness.js';
 import { pidsWithEnv } from './processes.js';
 
 /**
@@ -63,3 +64,30 @@ export function noProcessLeft(h: Harness, runId: string): Promise<true> {
 
 /** The JSON of every request the stand-in was sent during the model turns, for finding earlier turns in. */
 export const turnBodies = (setup: ProgramSetup): string[] => setup.standin.turns().map((turn) => JSON.stringify(turn.body));
+
+/** The margin the scheduler adds after a reset time the program passed on (OFFICE_RATE_LIMIT_BUFFER_SEC). */
+export const RATE_LIMIT_BUFFER_SEC = 1;
+
+/**
+ * One scheduler and one stand-in per test, both stopped after it. `programAgent` starts them and
+ * makes an agent whose executor runs the installed program against its stand-in.
+ */
+export function programPerTest() {
+  let h: Harness | undefined;
+  let setup: ProgramSetup | undefined;
+  afterEach(async () => {
+    await h?.stop();
+    await setup?.close();
+    h = undefined;
+    setup = undefined;
+  });
+  const api = apiClient(() => h);
+  async function programAgent(program: RealProgram, name: string, extras: ExecutorExtras = {}, auth: Auth = 'api_key') {
+    h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(RATE_LIMIT_BUFFER_SEC) });
+    setup = await setUpProgram(program.kind, h.dir, auth);
+    const ws = await api.createWorkspace();
+    const agentId = await api.createAgent(ws, { name, executor: realExecutor(program, setup, extras) });
+    return { ws, agentId, setup };
+  }
+  return { api, harness: () => h!, programAgent };
+}

@@ -5,35 +5,17 @@
  * (test/standins/anthropic.ts). What a run records, a resumed session, a subscription's limit, a
  * cancel and a timeout that leave no process behind, and the transcript.
  */
-import { afterEach, expect, it } from 'vitest';
-import { apiClient } from '../helpers/client.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
-import { describeProgram, noProcessLeft, realExecutor, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
-import { setUpProgram, type Auth, type ProgramSetup } from '../standins/programs.js';
+import { expect, it } from 'vitest';
+import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
+import type { Auth } from '../standins/programs.js';
 
-let h: Harness | undefined;
-let setup: ProgramSetup | undefined;
-afterEach(async () => {
-  await h?.stop();
-  await setup?.close();
-  h = undefined;
-  setup = undefined;
-});
-
-const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = apiClient(() => h);
-
-const BUFFER_SEC = 1;
+const { api, harness, programAgent } = programPerTest();
+const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
 /** A real program takes a second or two to start, more on a busy machine. */
 const RUN_MS = 60_000;
 
 describeProgram('claude_code', 'claude_code: the real Claude Code against a Messages-API stand-in', (program) => {
-  async function claudeAgent(auth: Auth = 'api_key', extras: ExecutorExtras = {}) {
-    h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(BUFFER_SEC) });
-    setup = await setUpProgram('claude_code', h.dir, auth);
-    const ws = await createWorkspace();
-    const agentId = await createAgent(ws, { name: 'Claude', executor: realExecutor(program, setup, extras) });
-    return { ws, agentId, setup };
-  }
+  const claudeAgent = (auth: Auth = 'api_key', extras: ExecutorExtras = {}) => programAgent(program, 'Claude', extras, auth);
 
   it('GIVEN a task WHEN Claude Code runs a shell command and answers THEN the run records its own cost, its usage, its session id and the answer, and the transcript holds its events; WHEN a comment wakes it THEN the next run resumes the session and the model sees the earlier turns', async () => {
     const { ws, agentId, setup } = await claudeAgent();
@@ -64,7 +46,7 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await h!.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     expect(second.assembled_prompt).not.toContain('BRIEF-5150');
@@ -81,13 +63,13 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 3 * 3600 });
     const asked = Math.floor(Date.now() / 1000);
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await h!.waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining("You've hit your 5-hour limit") });
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
     expect(entry.details).toMatchObject({ rate_limited: true, source: 'rate_limit_parsed', reset_form: 'structured_event' });
     // resetsAt is epoch seconds: the stand-in's reset, as Claude Code passed it on, plus the buffer.
-    const reset = Date.parse(wakeup.scheduled_retry_at) - BUFFER_SEC * 1000;
+    const reset = Date.parse(wakeup.scheduled_retry_at) - RATE_LIMIT_BUFFER_SEC * 1000;
     expect(Math.abs(reset - (asked + 3 * 3600) * 1000)).toBeLessThanOrEqual(2_000);
     const [quota] = await get('/api/office/quotas');
     expect(quota).toMatchObject({ kind: 'claude_code', agents: [agentId] });
@@ -101,10 +83,10 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(h!, setup, run.id);
+    await stalledSession(harness(), setup, run.id);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
-    await h!.waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
-    await noProcessLeft(h!, run.id);
+    await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
@@ -112,9 +94,9 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(h!, setup, running.id);
+    await stalledSession(harness(), setup, running.id);
     const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
-    await noProcessLeft(h!, run.id);
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 });

@@ -6,36 +6,17 @@
  * resumed thread, a plan's usage limit, a cancel and a timeout that leave no process behind, and
  * the transcript.
  */
-import { afterEach, expect, it } from 'vitest';
-import { apiClient } from '../helpers/client.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
-import { describeProgram, noProcessLeft, realExecutor, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
-import { setUpProgram, type ProgramSetup } from '../standins/programs.js';
+import { expect, it } from 'vitest';
+import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
 
-let h: Harness | undefined;
-let setup: ProgramSetup | undefined;
-afterEach(async () => {
-  await h?.stop();
-  await setup?.close();
-  h = undefined;
-  setup = undefined;
-});
-
-const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = apiClient(() => h);
-
-const BUFFER_SEC = 1;
+const { api, harness, programAgent } = programPerTest();
+const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
 /** A real program takes a second or two to start, more on a busy machine. */
 const RUN_MS = 60_000;
 const PRICES = { input_per_mtok_usd: 1.25, output_per_mtok_usd: 10, cached_input_per_mtok_usd: 0.125 };
 
 describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stand-in', (program) => {
-  async function codexAgent(extras: ExecutorExtras = {}) {
-    h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(BUFFER_SEC) });
-    setup = await setUpProgram('codex', h.dir);
-    const ws = await createWorkspace();
-    const agentId = await createAgent(ws, { name: 'Codex', executor: realExecutor(program, setup, { prices: PRICES, ...extras }) });
-    return { ws, agentId, setup };
-  }
+  const codexAgent = (extras: ExecutorExtras = {}) => programAgent(program, 'Codex', { prices: PRICES, ...extras });
 
   it('GIVEN a task WHEN Codex runs a shell command and answers THEN the run records its usage, its cost at the executor\'s prices, its thread id and the answer, and the transcript holds its events; WHEN a comment wakes it THEN the next run resumes the thread and the model sees the earlier turns', async () => {
     const { ws, agentId, setup } = await codexAgent();
@@ -66,7 +47,7 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await h!.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     const resumed = turnBodies(setup).at(-1)!;
@@ -81,13 +62,13 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 1800 });
     const asked = Date.now();
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await h!.waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringMatching(/You.ve hit your usage limit.*try again at /) });
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
     expect(entry.details).toMatchObject({ rate_limited: true, source: 'rate_limit_parsed' });
     // Codex writes the reset to the minute, in the local time of the machine (the scheduler's too).
-    const reset = Date.parse(wakeup.scheduled_retry_at) - BUFFER_SEC * 1000;
+    const reset = Date.parse(wakeup.scheduled_retry_at) - RATE_LIMIT_BUFFER_SEC * 1000;
     const expected = asked + 1800 * 1000;
     expect(reset).toBeGreaterThan(expected - 62_000);
     expect(reset).toBeLessThan(expected + 62_000);
@@ -100,10 +81,10 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(h!, setup, run.id);
+    await stalledSession(harness(), setup, run.id);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
-    await h!.waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
-    await noProcessLeft(h!, run.id);
+    await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
@@ -111,9 +92,9 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(h!, setup, running.id);
+    await stalledSession(harness(), setup, running.id);
     const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
-    await noProcessLeft(h!, run.id);
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 });

@@ -6,24 +6,11 @@
  * that the program would sleep out by itself, a cancel and a timeout that leave no process behind
  * (Gemini CLI runs as two node processes: it relaunches itself), and the transcript.
  */
-import { afterEach, expect, it } from 'vitest';
-import { apiClient } from '../helpers/client.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
-import { describeProgram, noProcessLeft, realExecutor, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
-import { setUpProgram, type ProgramSetup } from '../standins/programs.js';
+import { expect, it } from 'vitest';
+import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
 
-let h: Harness | undefined;
-let setup: ProgramSetup | undefined;
-afterEach(async () => {
-  await h?.stop();
-  await setup?.close();
-  h = undefined;
-  setup = undefined;
-});
-
-const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = apiClient(() => h);
-
-const BUFFER_SEC = 1;
+const { api, harness, programAgent } = programPerTest();
+const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
 /** A real program takes a few seconds to start (Gemini CLI relaunches itself), more on a busy machine. */
 const RUN_MS = 60_000;
 const PRICES = { input_per_mtok_usd: 1.25, output_per_mtok_usd: 10, cached_input_per_mtok_usd: 0.125 };
@@ -31,13 +18,7 @@ const PRICES = { input_per_mtok_usd: 1.25, output_per_mtok_usd: 10, cached_input
 const ALLOW_ECHO = ['--allowed-tools', 'run_shell_command(echo)'];
 
 describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-API stand-in', (program) => {
-  async function geminiAgent(extras: ExecutorExtras = {}) {
-    h = await startHarness({ OFFICE_RATE_LIMIT_BUFFER_SEC: String(BUFFER_SEC) });
-    setup = await setUpProgram('gemini_cli', h.dir);
-    const ws = await createWorkspace();
-    const agentId = await createAgent(ws, { name: 'Gemini', executor: realExecutor(program, setup, { prices: PRICES, ...extras }) });
-    return { ws, agentId, setup };
-  }
+  const geminiAgent = (extras: ExecutorExtras = {}) => programAgent(program, 'Gemini', { prices: PRICES, ...extras });
 
   it('GIVEN a task WHEN Gemini CLI runs a shell command and answers THEN the run records its usage, its cost at the executor\'s prices, its session id and the answer, and the transcript holds its events; WHEN a comment wakes it THEN the next run resumes the session and the model sees the earlier turns', async () => {
     const { ws, agentId, setup } = await geminiAgent({ args: ALLOW_ECHO });
@@ -69,7 +50,7 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await h!.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     const resumed = turnBodies(setup).at(-1)!;
@@ -82,20 +63,20 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
     const { ws, agentId, setup } = await geminiAgent();
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 3600 });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await h!.waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining('Your quota will reset after 1h0m0s') });
     // Stopped at its first "Retrying after": it never asked again.
     expect(setup.standin.turns()).toHaveLength(1);
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
     expect(entry.details).toMatchObject({ rate_limited: true, source: 'rate_limit_parsed' });
-    const reset = Date.parse(wakeup.scheduled_retry_at) - BUFFER_SEC * 1000;
+    const reset = Date.parse(wakeup.scheduled_retry_at) - RATE_LIMIT_BUFFER_SEC * 1000;
     const failedAt = Date.parse(run.finished_at);
     expect(reset - failedAt).toBeGreaterThan(3590_000);
     expect(reset - failedAt).toBeLessThanOrEqual(3600_000);
     const [quota] = await get('/api/office/quotas');
     expect(quota).toMatchObject({ kind: 'gemini_cli', agents: [agentId] });
-    await noProcessLeft(h!, run.id);
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 
   it('GIVEN a session waiting on a stalled model stream WHEN the run is cancelled THEN it ends cancelled and no process of it is left', async () => {
@@ -103,12 +84,12 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    const pids = await stalledSession(h!, setup, run.id);
+    const pids = await stalledSession(harness(), setup, run.id);
     // The program and the copy of itself it relaunched.
     expect(pids.length).toBeGreaterThanOrEqual(2);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
-    await h!.waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
-    await noProcessLeft(h!, run.id);
+    await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
@@ -116,9 +97,9 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
     setup.standin.plan({ kind: 'stall' });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(h!, setup, running.id);
+    await stalledSession(harness(), setup, running.id);
     const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
-    await noProcessLeft(h!, run.id);
+    await noProcessLeft(harness(), run.id);
   }, RUN_MS);
 });
