@@ -125,11 +125,6 @@ export async function runProcess(
   if (request.signal?.aborted) return outcome({ aborted: true });
   if (request.mayStart && !(await request.mayStart())) return outcome({ aborted: true, notStarted: true });
   if (request.signal?.aborted) return outcome({ aborted: true });
-  // A missing cwd fails the spawn with ENOENT, as a missing program does: tell the two apart first.
-  if (invocation.cwd !== undefined && !existsSync(invocation.cwd)) {
-    const setupError = `the working directory '${invocation.cwd}' does not exist (the executor's cwd)`;
-    return outcome({ spawnError: setupError, setupError });
-  }
   const where = invocation.cwd !== undefined ? ` (command '${invocation.command}', cwd '${invocation.cwd}')` : ` (command '${invocation.command}')`;
 
   return new Promise<ProcessOutcome>((resolve) => {
@@ -259,6 +254,8 @@ function setupErrorOf(error: unknown, invocation: ProcessInvocation): string | n
   const code = (error as NodeJS.ErrnoException).code;
   const { command } = invocation;
   if (code === 'ENOENT') {
+    // A missing cwd fails the spawn with ENOENT too; looked at only once a spawn failed, never on the way to a start.
+    if (invocation.cwd !== undefined && !existsSync(invocation.cwd)) return `the working directory '${invocation.cwd}' does not exist (the executor's cwd)`;
     if (command.includes('/')) return `the program '${command}' does not exist`;
     return `the program '${command}' was not found on the session's PATH (${invocation.env.PATH ?? 'PATH is not set'}); install it, or name it by its full path in the executor's command`;
   }
