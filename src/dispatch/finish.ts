@@ -87,9 +87,8 @@ export async function finishRun(
  * once, and the inbox says what is missing and where it was looked for.
  */
 async function failForSetup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, setupError: string, now: number) {
-  const agent = await tx.agents.get(wakeup.agent_id);
-  const name = agent?.name ?? wakeup.agent_id;
   if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now, error: setupError }))) return;
+  const name = (await tx.agents.get(wakeup.agent_id))?.name ?? wakeup.agent_id;
   await ctx.wakeups.settleRoutineRun(tx, wakeup, 'failed', now, true);
   await raiseInboxItem(tx, {
     workspace_id: wakeup.workspace_id, kind: 'agent.setup_error', title: `${name} cannot start: ${setupError.split(';')[0]}`,
