@@ -4,27 +4,19 @@
  * routine-run cap slots that unattended follow-on wakeups take, through the port alone. Run by
  * audit.contract.test.ts (SQLite) and audit.contract.postgres.test.ts (PostgreSQL).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store, Tx } from '../../src/persistence/store.js';
-import type { StoreFactory, StoreUnderTest } from './factory.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { storePerTest, type StoreFactory } from './factory.js';
 import { seedAgent, taskRow, wakeupRow } from './rows.js';
 
 const RACERS = 8;
 
 export function auditContract(name: string, factory: StoreFactory): void {
   describe(`Store audit contract: ${name}`, () => {
-    let sut: StoreUnderTest;
-    let store: Store;
+    const { write, read, clockNow } = storePerTest(factory);
     let now: number;
-    const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
-
-    beforeEach(async () => {
-      sut = await factory();
-      store = sut.store;
-      now = sut.clock.now;
+    beforeEach(() => {
+      now = clockNow();
     });
-    afterEach(async () => sut.dispose());
 
     it('a wakeup (enqueued or folded) and a task keep unattended and on_behalf_of; rows written without them are attended', async () => {
       const { agent, workspace } = await write((tx) => seedAgent(tx, now));

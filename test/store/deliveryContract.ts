@@ -5,9 +5,8 @@
  * contract file), so replicas on one database get the answers one process gets on SQLite. Two
  * owners are simulated on one store: the port takes the owner as an argument.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store, Tx } from '../../src/persistence/store.js';
-import type { StoreFactory, StoreUnderTest } from './factory.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { storePerTest, type StoreFactory } from './factory.js';
 import { routineRow, routineRunRow, seedAgent } from './rows.js';
 
 const A = 'own_a';
@@ -17,21 +16,15 @@ const RACERS = 6;
 
 export function deliveryContract(name: string, factory: StoreFactory): void {
   describe(`Store delivery contract: ${name}`, () => {
-    let sut: StoreUnderTest;
-    let store: Store;
     let now: number;
-    const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const { write, read, clockNow } = storePerTest(factory);
     const take = (owner: string, at: number, takeOver = false, limit = 10) =>
       write((tx) => tx.deliveries.take(owner, { limit, now: at, claimUntil: at + CLAIM_MS, takeOver }));
     const deliveryStatusOf = async (runId: string) => (await read((tx) => tx.routines.getRun(runId)))?.delivery_status;
 
-    beforeEach(async () => {
-      sut = await factory();
-      store = sut.store;
-      now = sut.clock.now;
+    beforeEach(() => {
+      now = clockNow();
     });
-    afterEach(async () => sut.dispose());
 
     /** Settled routine runs, each with a delivery scheduled at `now`. */
     async function scheduled(count = 1) {

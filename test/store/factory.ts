@@ -5,13 +5,13 @@
  * passing its factory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { createInspector, createStore, type StoreHooks } from '../../src/persistence/createStore.js';
 import type { Inspector } from '../../src/persistence/inspector.js';
-import type { Store } from '../../src/persistence/store.js';
+import type { Store, Tx } from '../../src/persistence/store.js';
 
 /** A store under test, with the clock it reads and the events it delivered after commit. */
 export interface StoreUnderTest {
@@ -87,5 +87,22 @@ export function disposedAfterEach(factory: StoreFactory): StoreFactory {
     const sut = await factory(hooks);
     made.push(sut);
     return sut;
+  };
+}
+
+/**
+ * A fresh store from `factory` for each test of a contract suite, disposed of after it: its
+ * transaction, its read, and the instant its clock reads (fixed: contract stores never read the wall clock).
+ */
+export function storePerTest(factory: StoreFactory) {
+  let sut: StoreUnderTest | undefined;
+  beforeEach(async () => {
+    sut = await factory();
+  });
+  afterEach(async () => sut?.dispose());
+  return {
+    write: <T>(work: (tx: Tx) => Promise<T>) => sut!.store.transaction(work),
+    read: <T>(work: (tx: Tx) => Promise<T>) => sut!.store.read(work),
+    clockNow: () => sut!.clock.now,
   };
 }

@@ -3,9 +3,8 @@
  * agents it holds (even one being created at the same moment), and a budget's change and deletion.
  * Run by organisation.contract.test.ts (SQLite) and organisation.contract.postgres.test.ts (PostgreSQL).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store, Tx } from '../../src/persistence/store.js';
-import type { StoreFactory, StoreUnderTest } from './factory.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { storePerTest, type StoreFactory } from './factory.js';
 import { agentRow, budgetRow, workspaceRow } from './rows.js';
 
 /** Creations and deletions started together, each in its own transaction. */
@@ -13,18 +12,12 @@ const RACERS = 8;
 
 export function organisationContract(name: string, factory: StoreFactory): void {
   describe(`Store organisation contract: ${name}`, () => {
-    let sut: StoreUnderTest;
-    let store: Store;
     let now: number;
-    const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const { write, read, clockNow } = storePerTest(factory);
 
-    beforeEach(async () => {
-      sut = await factory();
-      store = sut.store;
-      now = sut.clock.now;
+    beforeEach(() => {
+      now = clockNow();
     });
-    afterEach(async () => sut.dispose());
 
     it('deletes a workspace only while it holds no live agent, and lists only the live ones', async () => {
       const workspace = workspaceRow(now);
@@ -53,7 +46,7 @@ export function organisationContract(name: string, factory: StoreFactory): void 
       for (let round = 0; round < 5; round++) {
         const workspace = workspaceRow(now);
         await write((tx) => tx.workspaces.insert(workspace));
-        const results = await Promise.all(Array.from({ length: RACERS }, (_, i) => store.transaction((tx) =>
+        const results = await Promise.all(Array.from({ length: RACERS }, (_, i) => write((tx) =>
           i % 2 === 0 ? tx.workspaces.markDeleted(workspace.id, now) : tx.agents.insert(agentRow(workspace.id, now)))));
         const deleted = (await read((tx) => tx.workspaces.get(workspace.id)))!.deleted_at !== null;
         const agents = await read((tx) => tx.agents.list({ workspace_id: workspace.id }));

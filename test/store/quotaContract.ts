@@ -4,31 +4,24 @@
  * transcript keeps its run's last bytes in order and says when it dropped some. Every Store
  * implementation runs it (quotas.contract.test.ts, quotas.contract.postgres.test.ts).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store, Tx } from '../../src/persistence/store.js';
-import type { StoreFactory, StoreUnderTest } from './factory.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { storePerTest, type StoreFactory } from './factory.js';
 import { runRow, seedAgent, wakeupRow } from './rows.js';
 
 const HOUR = 3_600_000;
 
 export function quotaContract(name: string, factory: StoreFactory): void {
   describe(`Store quota and transcript contract: ${name}`, () => {
-    let sut: StoreUnderTest;
-    let store: Store;
     let now: number;
-    const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const { write, read, clockNow } = storePerTest(factory);
     const exhaustion = (resetIn: number, run = 'run_a') => ({
       key: 'claude_code:default', kind: 'claude_code', exhausted_until: now + resetIn, release_at: now + resetIn + 30_000,
       reason: "You've hit your limit", run_id: run, sharing: 3, at: now,
     });
 
-    beforeEach(async () => {
-      sut = await factory();
-      store = sut.store;
-      now = sut.clock.now;
+    beforeEach(() => {
+      now = clockNow();
     });
-    afterEach(async () => sut.dispose());
 
     it('an exhausted quota hands out release slots 1, 2, 3 … until its release, then none', async () => {
       await write((tx) => tx.quotas.exhaust(exhaustion(HOUR)));

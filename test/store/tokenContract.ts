@@ -3,12 +3,11 @@
  * tokens, through the port alone. Run by tokens.contract.test.ts (SQLite) and
  * tokens.contract.postgres.test.ts (PostgreSQL).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { hashApiToken, newApiTokenSecret } from '../../src/domain/apiTokens.js';
 import type { ApiToken } from '../../src/domain/governance.js';
-import type { Store, Tx } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
-import type { StoreFactory, StoreUnderTest } from './factory.js';
+import { storePerTest, type StoreFactory } from './factory.js';
 import { routineRow, seedAgent, wakeupRow } from './rows.js';
 
 const RACERS = 8;
@@ -19,18 +18,12 @@ function tokenRow(at: number, patch: Partial<ApiToken> = {}): ApiToken {
 
 export function tokenContract(name: string, factory: StoreFactory): void {
   describe(`Store token contract: ${name}`, () => {
-    let sut: StoreUnderTest;
-    let store: Store;
     let now: number;
-    const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const { write, read, clockNow } = storePerTest(factory);
 
-    beforeEach(async () => {
-      sut = await factory();
-      store = sut.store;
-      now = sut.clock.now;
+    beforeEach(() => {
+      now = clockNow();
     });
-    afterEach(async () => sut.dispose());
 
     it('a token is found by the hash of its secret, and listed oldest first with revoked ones', async () => {
       const first = tokenRow(now, { name: 'first', role: 'admin' });
@@ -56,7 +49,7 @@ export function tokenContract(name: string, factory: StoreFactory): void {
     it('revoking races: exactly one revoker wins, the first revocation time stays, and an unknown id revokes nothing', async () => {
       const token = tokenRow(now);
       await write((tx) => tx.tokens.insert(token));
-      const results = await Promise.all(Array.from({ length: RACERS }, (_, i) => store.transaction((tx) => tx.tokens.revoke(token.id, now + 10 + i))));
+      const results = await Promise.all(Array.from({ length: RACERS }, (_, i) => write((tx) => tx.tokens.revoke(token.id, now + 10 + i))));
       expect(results.filter(Boolean)).toHaveLength(1);
       const revokedAt = (await read((tx) => tx.tokens.get(token.id)))!.revoked_at!;
       expect(revokedAt).toBe(now + 10 + results.indexOf(true));
