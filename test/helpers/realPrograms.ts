@@ -65,6 +65,9 @@ export function noProcessLeft(h: Harness, runId: string): Promise<true> {
 /** The JSON of every request the stand-in was sent during the model turns, for finding earlier turns in. */
 export const turnBodies = (setup: ProgramSetup): string[] => setup.standin.turns().map((turn) => JSON.stringify(turn.body));
 
+/** How long a real program may take to start and answer: a second or two, more on a busy machine. */
+export const PROGRAM_START_MS = 60_000;
+
 /** The margin the scheduler adds after a reset time the program passed on (OFFICE_RATE_LIMIT_BUFFER_SEC). */
 export const RATE_LIMIT_BUFFER_SEC = 1;
 
@@ -89,5 +92,12 @@ export function programPerTest() {
     const agentId = await api.createAgent(ws, { name, executor: realExecutor(program, setup, extras) });
     return { ws, agentId, setup };
   }
-  return { api, harness: () => h!, programAgent };
+  /** Wakes the agent with its stand-in set to stall: its run, once the program waits on its model, and the session's processes. */
+  async function startStalledRun(agentId: string, stalling: ProgramSetup) {
+    stalling.standin.plan({ kind: 'stall' });
+    await api.call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
+    const run = await api.waitForRun({ agent_id: agentId }, 'running', 'the run to start', PROGRAM_START_MS);
+    return { run, pids: await stalledSession(h!, stalling, run.id) };
+  }
+  return { api, harness: () => h!, programAgent, startStalledRun };
 }

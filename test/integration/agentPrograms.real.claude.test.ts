@@ -6,13 +6,11 @@
  * cancel and a timeout that leave no process behind, and the transcript.
  */
 import { expect, it } from 'vitest';
-import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
+import { describeProgram, noProcessLeft, PROGRAM_START_MS, programPerTest, RATE_LIMIT_BUFFER_SEC, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
 import type { Auth } from '../standins/programs.js';
 
-const { api, harness, programAgent } = programPerTest();
+const { api, harness, programAgent, startStalledRun } = programPerTest();
 const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
-/** A real program takes a second or two to start, more on a busy machine. */
-const RUN_MS = 60_000;
 
 describeProgram('claude_code', 'claude_code: the real Claude Code against a Messages-API stand-in', (program) => {
   const claudeAgent = (auth: Auth = 'api_key', extras: ExecutorExtras = {}) => programAgent(program, 'Claude', extras, auth);
@@ -21,7 +19,7 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     const { ws, agentId, setup } = await claudeAgent();
     setup.standin.plan({ kind: 'tool', command: 'echo office-tool-ran' }, { kind: 'text', text: 'First answer: the tool ran.' });
     const task = await post('/api/office/tasks', { workspace_id: ws, title: 'Check the build', description: 'BRIEF-5150', assignee_agent_instance_id: agentId });
-    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Claude Code run', RUN_MS);
+    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Claude Code run', PROGRAM_START_MS);
 
     // Two model calls (the tool call, then the answer), each 11 input + 7 cache reads + 3 cache writes, 6 output.
     expect(first).toMatchObject({
@@ -46,7 +44,7 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', PROGRAM_START_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     expect(second.assembled_prompt).not.toContain('BRIEF-5150');
@@ -56,14 +54,14 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     // Claude Code's total_cost_usd is the session's running total: the run records its own share.
     expect(second.cost_usd).toBeCloseTo(0.0001804, 9);
     expect(second.cli_session_totals.cost_usd).toBeCloseTo(0.0005412, 9);
-  }, 2 * RUN_MS);
+  }, 2 * PROGRAM_START_MS);
 
   it('GIVEN a subscription WHEN the stand-in answers its five-hour limit THEN Claude Code\'s rate_limit_event gives the reset, the run fails as rate limited, its retry waits for the reset, and the quota is held', async () => {
     const { ws, agentId, setup } = await claudeAgent('subscription');
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 3 * 3600 });
     const asked = Math.floor(Date.now() / 1000);
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', PROGRAM_START_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining("You've hit your 5-hour limit") });
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
@@ -76,27 +74,21 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     expect(Date.parse(quota.exhausted_until)).toBe(reset);
     const transcript = await get(`/api/office/runs/${run.id}/transcript`);
     expect(transcript.events.map((e: any) => e.type)).toContain('rate_limit_event');
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN a session waiting on a stalled model stream WHEN the run is cancelled THEN it ends cancelled and no process of it is left', async () => {
     const { agentId, setup } = await claudeAgent();
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(harness(), setup, run.id);
+    const { run } = await startStalledRun(agentId, setup);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
     await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
     const { agentId, setup } = await claudeAgent('api_key', { timeout_sec: 4 });
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(harness(), setup, running.id);
-    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
+    const { run: running } = await startStalledRun(agentId, setup);
+    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', PROGRAM_START_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 });

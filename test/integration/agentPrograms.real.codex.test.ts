@@ -7,12 +7,10 @@
  * the transcript.
  */
 import { expect, it } from 'vitest';
-import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
+import { describeProgram, noProcessLeft, PROGRAM_START_MS, programPerTest, RATE_LIMIT_BUFFER_SEC, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
 
-const { api, harness, programAgent } = programPerTest();
+const { api, harness, programAgent, startStalledRun } = programPerTest();
 const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
-/** A real program takes a second or two to start, more on a busy machine. */
-const RUN_MS = 60_000;
 const PRICES = { input_per_mtok_usd: 1.25, output_per_mtok_usd: 10, cached_input_per_mtok_usd: 0.125 };
 
 describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stand-in', (program) => {
@@ -22,7 +20,7 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     const { ws, agentId, setup } = await codexAgent();
     setup.standin.plan({ kind: 'tool', command: 'echo office-tool-ran' }, { kind: 'text', text: 'First answer: the tool ran.' });
     const task = await post('/api/office/tasks', { workspace_id: ws, title: 'Check the build', description: 'BRIEF-5150', assignee_agent_instance_id: agentId });
-    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Codex run', RUN_MS);
+    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Codex run', PROGRAM_START_MS);
 
     // Two model calls (the tool call, then the answer), each 1200 input (1000 cached) and 30 output.
     expect(first).toMatchObject({
@@ -47,7 +45,7 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', PROGRAM_START_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     const resumed = turnBodies(setup).at(-1)!;
@@ -55,14 +53,14 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     // Codex reports the thread's running total (3600/3000/90): the run records its own turn.
     expect(second).toMatchObject({ usage: { input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 30 }, cost_usd: 0.000675 });
     expect(second.cli_session_totals.usage).toEqual({ input_tokens: 3600, cached_input_tokens: 3000, output_tokens: 90 });
-  }, 2 * RUN_MS);
+  }, 2 * PROGRAM_START_MS);
 
   it('GIVEN a plan\'s usage limit WHEN the stand-in answers usage_limit_reached THEN Codex\'s "try again at" time is the reset, the run fails as rate limited, and its retry waits for it', async () => {
     const { ws, agentId, setup } = await codexAgent();
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 1800 });
     const asked = Date.now();
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', PROGRAM_START_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringMatching(/You.ve hit your usage limit.*try again at /) });
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
@@ -74,27 +72,21 @@ describeProgram('codex', 'codex: the real Codex CLI against a Responses-API stan
     expect(reset).toBeLessThan(expected + 62_000);
     const [quota] = await get('/api/office/quotas');
     expect(quota).toMatchObject({ kind: 'codex', agents: [agentId] });
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN a session waiting on a stalled model stream WHEN the run is cancelled THEN it ends cancelled and no process of it is left', async () => {
     const { agentId, setup } = await codexAgent();
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(harness(), setup, run.id);
+    const { run } = await startStalledRun(agentId, setup);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
     await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
     const { agentId, setup } = await codexAgent({ timeout_sec: 4 });
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(harness(), setup, running.id);
-    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
+    const { run: running } = await startStalledRun(agentId, setup);
+    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', PROGRAM_START_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 });

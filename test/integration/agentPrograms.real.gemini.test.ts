@@ -7,12 +7,10 @@
  * (Gemini CLI runs as two node processes: it relaunches itself), and the transcript.
  */
 import { expect, it } from 'vitest';
-import { describeProgram, noProcessLeft, programPerTest, RATE_LIMIT_BUFFER_SEC, stalledSession, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
+import { describeProgram, noProcessLeft, PROGRAM_START_MS, programPerTest, RATE_LIMIT_BUFFER_SEC, turnBodies, type ExecutorExtras } from '../helpers/realPrograms.js';
 
-const { api, harness, programAgent } = programPerTest();
+const { api, harness, programAgent, startStalledRun } = programPerTest();
 const { call, get, post, listRuns, listWakeups, listActivity, createWorkspace, createAgent, waitForRun } = api;
-/** A real program takes a few seconds to start (Gemini CLI relaunches itself), more on a busy machine. */
-const RUN_MS = 60_000;
 const PRICES = { input_per_mtok_usd: 1.25, output_per_mtok_usd: 10, cached_input_per_mtok_usd: 0.125 };
 /** In headless mode Gemini CLI offers no shell tool unless it is allowed. */
 const ALLOW_ECHO = ['--allowed-tools', 'run_shell_command(echo)'];
@@ -24,7 +22,7 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
     const { ws, agentId, setup } = await geminiAgent({ args: ALLOW_ECHO });
     setup.standin.plan({ kind: 'tool', command: 'echo office-tool-ran' }, { kind: 'text', text: 'First answer: the tool ran.' });
     const task = await post('/api/office/tasks', { workspace_id: ws, title: 'Check the build', description: 'BRIEF-5150', assignee_agent_instance_id: agentId });
-    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Gemini CLI run', RUN_MS);
+    const first = await waitForRun({ agent_id: agentId }, 'succeeded', 'the first Gemini CLI run', PROGRAM_START_MS);
 
     // Two model calls (the tool call, then the answer), each 5200 prompt tokens (4000 cached) and 12 candidates.
     expect(first).toMatchObject({
@@ -50,20 +48,20 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
 
     setup.standin.plan({ kind: 'text', text: 'Second answer: the lexer too.' });
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also check the lexer', author_type: 'user', author_id: 'pm' });
-    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', RUN_MS);
+    const second = await harness().waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run', PROGRAM_START_MS);
     expect(second).toMatchObject({ cli_session_id: first.cli_session_id, result_json: { result: 'Second answer: the lexer too.' } });
     expect(second.assembled_prompt).toMatch(/^# Resume/);
     const resumed = turnBodies(setup).at(-1)!;
     for (const earlier of ['BRIEF-5150', 'echo office-tool-ran', 'First answer: the tool ran.', 'Also check the lexer']) expect(resumed).toContain(earlier);
     // Gemini CLI counts what this process spent, not the session's total.
     expect(second).toMatchObject({ usage: { input_tokens: 5200, cached_input_tokens: 4000, output_tokens: 12 }, cost_usd: 0.00212 });
-  }, 2 * RUN_MS);
+  }, 2 * PROGRAM_START_MS);
 
   it('GIVEN an exhausted capacity WHEN the stand-in answers RESOURCE_EXHAUSTED with a RetryInfo of an hour THEN the session that would sleep it out is stopped, the run fails as rate limited, and its retry waits for the reset Gemini CLI passed on', async () => {
     const { ws, agentId, setup } = await geminiAgent();
     setup.standin.plan({ kind: 'rate_limit', resetInSec: 3600 });
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', RUN_MS);
+    const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', PROGRAM_START_MS);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining('Your quota will reset after 1h0m0s') });
     // Stopped at its first "Retrying after": it never asked again.
@@ -77,29 +75,23 @@ describeProgram('gemini_cli', 'gemini_cli: the real Gemini CLI against a Gemini-
     const [quota] = await get('/api/office/quotas');
     expect(quota).toMatchObject({ kind: 'gemini_cli', agents: [agentId] });
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN a session waiting on a stalled model stream WHEN the run is cancelled THEN it ends cancelled and no process of it is left', async () => {
     const { agentId, setup } = await geminiAgent();
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const run = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    const pids = await stalledSession(harness(), setup, run.id);
+    const { run, pids } = await startStalledRun(agentId, setup);
     // The program and the copy of itself it relaunched.
     expect(pids.length).toBeGreaterThanOrEqual(2);
     await call('POST', `/api/office/runs/${run.id}/cancel`, { reason: 'wrong task' });
     await harness().waitFor(async () => (await get(`/api/office/runs/${run.id}`)).status === 'cancelled', 'the run to end cancelled');
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 
   it('GIVEN timeout_sec WHEN the model stream stalls THEN the run times out and no process of it is left', async () => {
     const { agentId, setup } = await geminiAgent({ timeout_sec: 8 });
-    setup.standin.plan({ kind: 'stall' });
-    await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const running = await waitForRun({ agent_id: agentId }, 'running', 'the run to start', RUN_MS);
-    await stalledSession(harness(), setup, running.id);
-    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', RUN_MS);
+    const { run: running } = await startStalledRun(agentId, setup);
+    const run = await waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', PROGRAM_START_MS);
     expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
     await noProcessLeft(harness(), run.id);
-  }, RUN_MS);
+  }, PROGRAM_START_MS);
 });
