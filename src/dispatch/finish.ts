@@ -106,9 +106,13 @@ async function failForSetup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: R
  */
 async function recordLateResult(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, status: Run['status'], fence: Fence, now: number) {
   if ((await tx.runs.get(run.id))?.status === 'cancelled') {
-    await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_result_after_cancel',
-      `the session ended ${status} after its run was cancelled; its result is kept on the run as late_result_json, not recorded`,
-      now, { late_status: status });
+    // A note on the run, not a step of the wakeup's story: the wakeup's explain keeps naming who cancelled it.
+    await recordDecision(tx, ctx.log, {
+      workspace_id: wakeup.workspace_id, code: 'run_result_after_cancel', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
+      run_id: run.id, ...provenanceOf(wakeup),
+      message: `the session ended ${status} after its run was cancelled; its result is kept on the run as late_result_json, not recorded`,
+      details: { source: wakeup.source, wakeup_id: wakeup.id, late_status: status },
+    }, now);
     return;
   }
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'run_result_fenced_out',
