@@ -30,7 +30,7 @@ import { stopLeftoverSessions } from './executors/sessions.js';
 import type { AgentFunction } from './executors/types.js';
 import { buildApp } from './http/app.js';
 import { renderMetrics } from './http/metrics.js';
-import { wallClock, type Clock } from './machines/clock.js';
+import { wallClock, type Clock } from './domain/clock.js';
 import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';

@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { AgentLease, Fence, Store, Tx } from '../persistence/store.js';
 import { newId } from '../services/ids.js';
 

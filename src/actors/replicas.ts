@@ -14,7 +14,7 @@
  * that never expire, and never heartbeats: nothing changes there.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Heartbeat, Store, Tx } from '../persistence/store.js';
 import type { AgentOwnership } from './ownership.js';
 

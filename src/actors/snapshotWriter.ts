@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../persistence/store.js';
 
 /**

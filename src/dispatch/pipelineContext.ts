@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Run, Wakeup } from '../domain/types.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { ExecutorSpec } from '../domain/executors.js';

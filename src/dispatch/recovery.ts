@@ -12,7 +12,7 @@ import { budgetVerdict } from '../domain/budgets.js';
 import { recoveryKey } from '../domain/idempotency.js';
 import { provenanceOf } from '../domain/provenance.js';
 import type { Agent, Task, Wakeup, Workspace } from '../domain/types.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { budgetStandings, dailyCapOf } from '../services/budgetStanding.js';

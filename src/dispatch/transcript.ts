@@ -4,7 +4,7 @@
  * run keeps at most OFFICE_TRANSCRIPT_MAX_BYTES of them, the last ones.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, TranscriptEntry } from '../persistence/store.js';
 import type { TranscriptEvent } from './launch.js';
 

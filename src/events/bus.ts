@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../domain/events.js';
 import type { Tx } from '../persistence/store.js';
 

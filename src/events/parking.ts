@@ -4,7 +4,7 @@
  * which event failed and why. Nothing else waits on it.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from '../services/activity.js';
 import { raiseInboxItem } from '../services/inbox.js';

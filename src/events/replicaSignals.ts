@@ -21,7 +21,7 @@
 import type { Logger } from 'pino';
 import { inboxFromRows } from '../actors/supervisor.js';
 import type { DomainEvent } from '../domain/events.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../persistence/store.js';
 import type { FeedItem, LiveFeed } from './liveFeed.js';
 

@@ -1,6 +1,6 @@
 import type { Supervisor } from '../actors/supervisor.js';
 import type { Config } from '../config.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../persistence/store.js';
 import type { OrgService } from '../services/org.js';
 import type { TaskService } from '../services/tasks.js';

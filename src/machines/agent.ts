@@ -19,7 +19,7 @@
  * the machine never reads a clock.
  */
 import { assign, enqueueActions, setup } from 'xstate';
-import type { DeadlineInput } from './clock.js';
+import type { DeadlineInput } from './sleepUntil.js';
 
 export interface InboxEntry {
   wakeupId: string;

@@ -8,7 +8,7 @@
  * `firing` runs the claim; `dormant` has no deadline (a cron that never fires again).
  */
 import { assign, fromPromise, setup, type CallbackActorLogic } from 'xstate';
-import type { DeadlineInput } from './clock.js';
+import type { DeadlineInput } from './sleepUntil.js';
 
 export interface TriggerContext {
   triggerId: string;

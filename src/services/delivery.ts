@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { deliveryBody, planDeliveryRetry, type PendingDelivery } from '../domain/delivery.js';
 import { provenanceOf } from '../domain/provenance.js';
 import type { Routine, RoutineRun, RoutineRunOutcome } from '../domain/routines.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 

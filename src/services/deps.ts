@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../persistence/store.js';
 
 /** What every service is built with. Passed through constructors: nothing is wired by setters. */

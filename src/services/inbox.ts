@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ActorFields } from '../domain/governance.js';
 import { manualResolveRefusal } from '../domain/inbox.js';
 import type { InboxItem } from '../domain/types.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, notFound } from './errors.js';

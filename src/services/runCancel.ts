@@ -10,7 +10,7 @@ import { BOOTSTRAP_ADMIN_ID, actorFieldsOf, type ActorFields, type Principal } f
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, forbidden, notFound } from './errors.js';

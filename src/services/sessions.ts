@@ -9,7 +9,7 @@ import { hashApiToken } from '../domain/apiTokens.js';
 import { BOOTSTRAP_ADMIN, BOOTSTRAP_ADMIN_ID, type UserPrincipal } from '../domain/governance.js';
 import { hashSessionSecret, newSessionSecret, type Session } from '../domain/sessions.js';
 import { safeEqual } from '../domain/webhookSignature.js';
-import type { Clock } from '../machines/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
 import { conflict } from './errors.js';
 import { newId } from './ids.js';

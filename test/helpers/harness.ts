@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import type { ExecutorSpec } from '../../src/domain/executors.js';
 import type { AgentFunction } from '../../src/executors/types.js';
-import type { Clock } from '../../src/machines/clock.js';
+import type { Clock } from '../../src/domain/clock.js';
 import { createInspector } from '../../src/persistence/createStore.js';
 import type { Inspector } from '../../src/persistence/inspector.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/persistence/sqlite/database.js';
-import { loadMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
+import { loadSqliteMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
 import { apiClient } from '../helpers/client.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { DUPLICATE_PENDING_APPROVALS } from '../helpers/approvalDuplicates.js';
@@ -52,7 +52,7 @@ describe('one pending approval per task', () => {
     const dir = mkdtempSync(join(tmpdir(), 'office-approvals-'));
     const db = openDatabase(join(dir, 'office.db'), { synchronous: 'NORMAL' });
     try {
-      migrate(db, loadMigrations().filter((m) => m.version < 25));
+      migrate(db, loadSqliteMigrations().filter((m) => m.version < 25));
       db.exec(DUPLICATE_PENDING_APPROVALS);
       db.exec("INSERT INTO approvals (id, workspace_id, task_id, requested_by_agent_id, title, status, created_at) VALUES ('apr_old', 'ws_1', 'tsk_1', 'agt_a', 'Approve: One', 'approved', 1)");
       expect(migrate(db)).toContain('0025_one_pending_approval_per_task.sql');

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { openDatabase } from '../../src/persistence/sqlite/database.js';
-import { loadMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
+import { loadSqliteMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
 import { createStore } from '../../src/persistence/createStore.js';
 import type { Store } from '../../src/persistence/store.js';
 import { sqliteFaults, type SqliteFaults } from '../helpers/storage.js';
@@ -53,7 +53,7 @@ describe('migrations on an empty SQLite file', () => {
     const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
     toClose.push(db);
     const applied = migrate(db);
-    expect(applied).toEqual(loadMigrations().map((m) => m.name));
+    expect(applied).toEqual(loadSqliteMigrations().map((m) => m.name));
     expect(applied.length).toBeGreaterThan(0);
     expect(existsSync(dbPath)).toBe(true);
 
@@ -71,7 +71,7 @@ describe('migrations on an empty SQLite file', () => {
   it('records each applied migration once in schema_migrations, in version order', () => {
     newStore(dbPath);
     const rows = inspect(dbPath).all('SELECT version, name FROM schema_migrations ORDER BY version');
-    expect(rows).toEqual(loadMigrations().map((m) => ({ version: m.version, name: m.name })));
+    expect(rows).toEqual(loadSqliteMigrations().map((m) => ({ version: m.version, name: m.name })));
   });
 });
 
@@ -101,7 +101,7 @@ describe('migrations on a second boot', () => {
   it('apply only a migration added since the last boot', () => {
     const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
     toClose.push(db);
-    const shipped = loadMigrations();
+    const shipped = loadSqliteMigrations();
     migrate(db, shipped);
     const added = { version: 9999, name: '9999_added_later.sql', sql: 'CREATE TABLE added_later (id INTEGER PRIMARY KEY);' };
     expect(migrate(db, [...shipped, added])).toEqual(['9999_added_later.sql']);
@@ -125,7 +125,7 @@ describe('migration 0015 (link positions)', () => {
   it('numbers the blockers and reviewers written before it in the order they were inserted, not by id', () => {
     const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
     toClose.push(db);
-    migrate(db, loadMigrations().filter((m) => m.version < 15));
+    migrate(db, loadSqliteMigrations().filter((m) => m.version < 15));
     db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
       INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES
         ('agt_b', 'ws_1', 'B', 'worker', 0, 1, 1), ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
@@ -144,7 +144,7 @@ describe('migration 0012 (run lifecycle)', () => {
   it("gives the first assignment wakeup of a routine's task that task's routine run, and no other wakeup", () => {
     const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
     toClose.push(db);
-    migrate(db, loadMigrations().filter((m) => m.version < 12));
+    migrate(db, loadSqliteMigrations().filter((m) => m.version < 12));
     db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
       INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
       INSERT INTO tasks (id, workspace_id, title, workflow, created_at, updated_at) VALUES ('tsk_r', 'ws_1', 'R', 'routine', 1, 1), ('tsk_o', 'ws_1', 'O', 'office', 1, 1);
@@ -171,7 +171,7 @@ describe('migration 0020 (unattended provenance)', () => {
   it("gives earlier fire wakeups and routine tasks their routine run's unattended and on_behalf_of, and earlier unattended entries their owner, leaving the rest attended", () => {
     const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
     toClose.push(db);
-    migrate(db, loadMigrations().filter((m) => m.version < 20));
+    migrate(db, loadSqliteMigrations().filter((m) => m.version < 20));
     db.exec(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES ('ws_1', 'W', 1, 1);
       INSERT INTO agent_instances (id, workspace_id, name, role, skip_idle_wakeups, created_at, updated_at) VALUES ('agt_a', 'ws_1', 'A', 'worker', 0, 1, 1);
       INSERT INTO tasks (id, workspace_id, title, workflow, created_at, updated_at) VALUES ('tsk_r', 'ws_1', 'R', 'routine', 1, 1), ('tsk_o', 'ws_1', 'O', 'office', 1, 1);

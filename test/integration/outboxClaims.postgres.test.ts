@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/events/bus.js';
 import { OutboxAcknowledger } from '../../src/events/outboxAcknowledger.js';
-import { wallClock } from '../../src/machines/clock.js';
+import { wallClock } from '../../src/domain/clock.js';
 import { waitFor } from '../helpers/harness.js';
 import { postgresStoreFactory } from '../store/postgresFactory.js';
 import type { StoreUnderTest } from '../store/factory.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecoverySweep } from '../../src/dispatch/recovery.js';
 import { newTask } from '../../src/domain/tasks.js';
 import type { Task } from '../../src/domain/types.js';
-import { wallClock } from '../../src/machines/clock.js';
+import { wallClock } from '../../src/domain/clock.js';
 import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 import { sqliteFaults } from '../helpers/storage.js';

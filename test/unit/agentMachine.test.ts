@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor } from 'xstate';
 import { agentMachine, describeAgentActor, type AgentSettings } from '../../src/machines/agent.js';
-import { sleepUntil } from '../../src/machines/clock.js';
+import { sleepUntil } from '../../src/machines/sleepUntil.js';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0);
 const settings = (overrides: Partial<AgentSettings> = {}): AgentSettings => ({

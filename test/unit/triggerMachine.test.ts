@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, type Actor } from 'xstate';
-import { sleepUntil } from '../../src/machines/clock.js';
+import { sleepUntil } from '../../src/machines/sleepUntil.js';
 import { triggerMachine, type FireDueInput, type FireDueOutput, type TriggerMachine } from '../../src/machines/trigger.js';
 
 type Answer = FireDueOutput | ((input: FireDueInput) => FireDueOutput);

@@ -1,6 +1,6 @@
 import type { TableSpec } from '../tables.js';
 import { jsonPairs, type Dialect, type SqlText } from '../sql/dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 import { PgTable } from './table.js';
 
 /** PostgreSQL's text where the dialects differ (../sql/dialect.ts). */
@@ -23,7 +23,7 @@ export const POSTGRES_TEXT: SqlText = {
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */
-export function postgresDialect(sql: PgSql): Dialect {
+export function postgresDialect(sql: PgConnection): Dialect {
   return {
     ...POSTGRES_TEXT, sql,
     table: <T extends object>(spec: TableSpec<T>) => new PgTable(sql, spec),

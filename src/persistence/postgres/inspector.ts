@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { InspectorSql, quote, type Catalogue } from '../sql/inspector.js';
-import { PgSql } from './sql.js';
+import { PgConnection } from './connection.js';
 import { numericTypes } from './store.js';
 
 /** PostgreSQL's catalogue: information_schema, and pg_index for the primary key. */
@@ -25,7 +25,7 @@ const CATALOGUE: Catalogue = {
  * read-only session, so it sees what has committed and cannot write by mistake.
  */
 export class PostgresInspector extends InspectorSql {
-  private client: Promise<{ client: pg.Client; sql: PgSql }> | null = null;
+  private client: Promise<{ client: pg.Client; sql: PgConnection }> | null = null;
 
   constructor(private readonly url: string) { super(CATALOGUE); }
 
@@ -36,12 +36,12 @@ export class PostgresInspector extends InspectorSql {
   }
 
   /** Connected on first use. */
-  protected async connect(): Promise<PgSql> {
+  protected async connect(): Promise<PgConnection> {
     this.client ??= (async () => {
       const client = new pg.Client({ connectionString: this.url, types: numericTypes });
       await client.connect();
       await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-      return { client, sql: new PgSql(client, { statements: 0 }) };
+      return { client, sql: new PgConnection(client, { statements: 0 }) };
     })();
     return (await this.client).sql;
   }

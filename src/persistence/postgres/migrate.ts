@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { loadMigrations, type Migration } from '../sqlite/migrate.js';
+import { loadMigrations, type Migration } from '../shared/migrations.js';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url).pathname;
 

@@ -20,7 +20,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
-import type { Clock } from '../../machines/clock.js';
+import type { Clock } from '../../domain/clock.js';
 
 export const WAKEUP_CHANNEL = 'office_wakeups';
 export const RELAY_CHANNEL = 'office_relay';

@@ -1,7 +1,7 @@
 import { OutboxSql, type OutboxRow } from '../sql/outbox.js';
 import { postgresDialect } from './dialect.js';
 import { OUTBOX_CHANNEL } from './notify.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /** An event a unit of work emitted, waiting for its outbox row. */
 export interface PendingEvent {
@@ -15,7 +15,7 @@ const OUTBOX_ORDER_LOCK_KEY = 7_700_002;
 
 /** The shared statements (../sql/outbox.ts) on this backend's connection, and its writes. */
 export class PgOutbox extends OutboxSql {
-  constructor(private readonly sql: PgSql) { super(postgresDialect(sql)); }
+  constructor(private readonly sql: PgConnection) { super(postgresDialect(sql)); }
 
   /**
    * Writes the rows of events emitted in this transaction, in one statement, claimed by their writer

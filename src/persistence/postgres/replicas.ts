@@ -5,12 +5,12 @@
 import { orphaned, RENEW_LEASES, ReplicasSql } from '../sql/replicas.js';
 import type { Heartbeat } from '../store.js';
 import { postgresDialect } from './dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 export class PgReplicas extends ReplicasSql {
   /** The array's elements, as a column named id (taken in id order: the dialect's lockOrder). */
   protected readonly takeOverIds = { column: 'id', from: 'jsonb_array_elements_text(@ids::jsonb) AS t(id)' };
-  constructor(sql: PgSql) { super(postgresDialect(sql)); }
+  constructor(sql: PgConnection) { super(postgresDialect(sql)); }
 
   /**
    * One statement (a pg-only use of data-modifying CTEs, to spare the round trips SQLite does not

@@ -1,8 +1,8 @@
 import type { MissedTicks } from '../../domain/routines.js';
 import { RoutinesSql } from '../sql/routines.js';
-import { parseJson } from '../sqlite/sql.js';
+import { parseJson } from '../shared/json.js';
 import { postgresDialect } from './dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /**
  * The shared statements (../sql/routines.ts) on this backend's connection, and the missed-ticks
@@ -10,7 +10,7 @@ import type { PgSql } from './sql.js';
  * (json_build_object, `::jsonb ->> 'x'`, LEAST) and typed parameters.
  */
 export class PgRoutines extends RoutinesSql {
-  constructor(private readonly connection: PgSql) { super(postgresDialect(connection)); }
+  constructor(private readonly connection: PgConnection) { super(postgresDialect(connection)); }
 
   async carryMissedTicks(id: string, note: MissedTicks) {
     await this.connection.run(

@@ -1,10 +1,10 @@
 import { SnapshotsSql } from '../sql/snapshots.js';
 import { postgresDialect } from './dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /** The shared statements (../sql/snapshots.ts) on this backend's connection, and its save. */
 export class PgSnapshots extends SnapshotsSql {
-  constructor(private readonly sql: PgSql) { super(postgresDialect(sql)); }
+  constructor(private readonly sql: PgConnection) { super(postgresDialect(sql)); }
   async save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number) {
     if (entries.length === 0) return;
     // One statement for the batch; a batch naming one actor twice keeps its last snapshot.

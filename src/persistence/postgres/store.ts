@@ -3,8 +3,8 @@ import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
-import { wallClock, type Clock } from '../../machines/clock.js';
-import type { SqliteStoreOptions } from '../sqlite/store.js';
+import { wallClock, type Clock } from '../../domain/clock.js';
+import type { StoreOptions } from '../shared/options.js';
 import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
 import { sharedRepos } from '../sql/repos.js';
@@ -15,12 +15,12 @@ import { PgReplicas } from './replicas.js';
 import { PgSignals } from './notify.js';
 import { PgRoutines } from './routines.js';
 import { PgSnapshots } from './snapshots.js';
-import { PgSql } from './sql.js';
+import { PgConnection } from './connection.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
 
-export interface PostgresStoreOptions extends Omit<SqliteStoreOptions, 'path' | 'synchronous'> {
+export interface PostgresStoreOptions extends StoreOptions {
   /** postgres://user:password@host:port/database */
   url: string;
   /** Connections in the pool: how many units of work run at once. */
@@ -88,13 +88,13 @@ export class PostgresStore implements Store {
   private autocommitClient: Promise<pg.Client> | null = null;
   private autocommitTail: Promise<unknown> = Promise.resolve();
   private autocommitConnected: pg.Client | null = null;
-  private readonly sessions = new WeakMap<pg.PoolClient, { sql: PgSql; repos: Repos }>();
+  private readonly sessions = new WeakMap<pg.PoolClient, { sql: PgConnection; repos: Repos }>();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
     this.log = options.log ?? pino({ level: 'silent' });
     // pipeline: a query is written at once, not after the previous one's answer, which lets a
-    // unit's BEGIN travel with its first statement (sql.ts); PgSql still runs one statement at a time.
+    // unit's BEGIN travel with its first statement (connection.ts); PgConnection still runs one statement at a time.
     this.pool = new pg.Pool({
       connectionString: options.url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: numericTypes, pipeline: true,
     } as pg.PoolConfig);
@@ -189,7 +189,7 @@ export class PostgresStore implements Store {
       throw this.failure(error);
     }
     try {
-      const value = await work(readOnlyTx(this.reposOn(new PgSql(client, this.counter))));
+      const value = await work(readOnlyTx(this.reposOn(new PgConnection(client, this.counter))));
       this.endOutage();
       return value;
     } catch (error) {
@@ -315,17 +315,17 @@ export class PostgresStore implements Store {
    * The statement door and repositories of a pooled connection, made once per connection: a unit
    * reuses them rather than building twenty repositories and their statement texts each time.
    */
-  private sessionOf(client: pg.PoolClient): { sql: PgSql; repos: Repos } {
+  private sessionOf(client: pg.PoolClient): { sql: PgConnection; repos: Repos } {
     let session = this.sessions.get(client);
     if (!session) {
-      const sql = new PgSql(client, this.counter, true);
+      const sql = new PgConnection(client, this.counter, true);
       session = { sql, repos: this.reposOn(sql) };
       this.sessions.set(client, session);
     }
     return session;
   }
 
-  private reposOn(sql: PgSql): Repos {
+  private reposOn(sql: PgConnection): Repos {
     return {
       ...sharedRepos(postgresDialect(sql)),
       tasks: new PgTasks(sql),
@@ -426,7 +426,7 @@ function readOnlyTx(repos: Repos): Tx {
 }
 
 /** Rolls back, never throwing; true when the connection is unusable afterwards (the pool must drop it). */
-async function rollback(sql: PgSql): Promise<boolean> {
+async function rollback(sql: PgConnection): Promise<boolean> {
   try {
     await sql.end('ROLLBACK');
     return false;

@@ -1,6 +1,6 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
 import { insertStatement, transitionStatement, type OnConflict, type RowChange } from '../sql/dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /**
  * The counterpart of sqlite/table.ts: inserts, guarded transitions and row decoding for one table, async. The
@@ -13,7 +13,7 @@ export class PgTable<T extends object> {
   private readonly decoding: RowDecoding;
   private readonly key: string;
 
-  constructor(private readonly sql: PgSql, spec: TableSpec<T>) {
+  constructor(private readonly sql: PgConnection, spec: TableSpec<T>) {
     this.name = spec.name;
     this.columns = spec.columns;
     this.columnSet = new Set(spec.columns);

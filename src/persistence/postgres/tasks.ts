@@ -1,10 +1,10 @@
 import { TasksSql, type LinkTable } from '../sql/tasks.js';
 import { postgresDialect } from './dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /** The shared statements (../sql/tasks.ts) on this backend's connection, with a task's links inserted in one statement. */
 export class PgTasks extends TasksSql {
-  constructor(sql: PgSql) { super(postgresDialect(sql)); }
+  constructor(sql: PgConnection) { super(postgresDialect(sql)); }
 
   /**
    * Every link in one statement, numbered in the order given (duplicates dropped): one round trip

@@ -2,7 +2,7 @@ import type { Wakeup } from '../../domain/types.js';
 import { WakeupsSql } from '../sql/wakeups.js';
 import type { FoldRule } from '../store.js';
 import { postgresDialect } from './dialect.js';
-import type { PgSql } from './sql.js';
+import type { PgConnection } from './connection.js';
 
 /** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other (the column is JSON text). */
 const APPEND_WAKE = `(CASE WHEN jsonb_typeof(context_snapshot::jsonb -> 'wakes') = 'array'
@@ -35,7 +35,7 @@ function foldLock(wakeup: Wakeup, fold: FoldRule): [string, Record<string, unkno
 
 /** The shared statements (../sql/wakeups.ts) on this backend's connection, with the fold lock before a decision. */
 export class PgWakeups extends WakeupsSql {
-  constructor(sql: PgSql) { super(postgresDialect(sql), APPEND_WAKE); }
+  constructor(sql: PgConnection) { super(postgresDialect(sql), APPEND_WAKE); }
 
   protected override async insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): Promise<Wakeup | undefined> {
     // The lock leaves in the same write as the statement that needs it: nothing waits for its answer.

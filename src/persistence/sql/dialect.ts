@@ -4,9 +4,9 @@ export type MaybePromise<T> = T | Promise<T>;
 type Params = Record<string, unknown> | unknown[];
 
 /**
- * What a repository asks of its connection. sqlite/sql.ts answers at once and postgres/sql.ts with
+ * What a repository asks of its connection. sqlite/connection.ts answers at once and postgres/connection.ts with
  * promises; the statements written once (this folder) await either. Parameters are written
- * SQLite's way (`?` or `@name`): postgres/sql.ts numbers them.
+ * SQLite's way (`?` or `@name`): postgres/connection.ts numbers them.
  */
 export interface SqlRunner {
   run(sql: string, params?: Params): MaybePromise<{ changes: number }>;

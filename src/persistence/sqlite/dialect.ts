@@ -1,6 +1,6 @@
 import type { TableSpec } from '../tables.js';
 import { jsonPairs, type Dialect, type SqlText } from '../sql/dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 import { Table } from './table.js';
 
 /** SQLite's text where the dialects differ (../sql/dialect.ts). */
@@ -22,7 +22,7 @@ export const SQLITE_TEXT: SqlText = {
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */
-export function sqliteDialect(sql: Sql): Dialect {
+export function sqliteDialect(sql: SqliteConnection): Dialect {
   return {
     ...SQLITE_TEXT, sql,
     table: <T extends object>(spec: TableSpec<T>) => new Table(sql, spec),

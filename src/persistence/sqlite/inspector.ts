@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { InspectorSql, type Catalogue } from '../sql/inspector.js';
-import { Sql } from './sql.js';
+import { SqliteConnection } from './connection.js';
 
 /** SQLite's catalogue: sqlite_master and the table_info pragma. */
 const catalogue = (path: string): Catalogue => ({
@@ -21,7 +21,7 @@ const catalogue = (path: string): Catalogue => ({
  * cannot write by mistake.
  */
 export class SqliteInspector extends InspectorSql {
-  private connection: Sql | null = null;
+  private connection: SqliteConnection | null = null;
 
   constructor(private readonly path: string) { super(catalogue(path)); }
 
@@ -31,8 +31,8 @@ export class SqliteInspector extends InspectorSql {
   }
 
   /** Opened on first use: the store creates the file and its schema first. */
-  protected connect(): Sql {
-    this.connection ??= new Sql(new Database(this.path, { readonly: true, fileMustExist: true }));
+  protected connect(): SqliteConnection {
+    this.connection ??= new SqliteConnection(new Database(this.path, { readonly: true, fileMustExist: true }));
     return this.connection;
   }
 }

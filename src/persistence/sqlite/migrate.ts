@@ -1,33 +1,19 @@
 import type Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadMigrations, type Migration } from '../shared/migrations.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url));
-const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** Numbered .sql files, in order. A shipped migration is never edited: add a new one. */
-export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((file) => MIGRATION_FILE.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(MIGRATION_FILE.exec(file)![1]),
-      name: file,
-      sql: readFileSync(`${dir}/${file}`, 'utf8'),
-    }));
+/** SQLite's numbered .sql files (persistence/migrations), in order. */
+export function loadSqliteMigrations(): Migration[] {
+  return loadMigrations(MIGRATIONS_DIR);
 }
 
 /**
  * Applies every pending migration in one transaction and records each in schema_migrations,
  * so a crash mid-boot leaves the schema exactly as it was.
  */
-export function migrate(db: Database.Database, migrations = loadMigrations()): string[] {
+export function migrate(db: Database.Database, migrations = loadSqliteMigrations()): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = new Set(

@@ -1,10 +1,10 @@
 import { OutboxSql } from '../sql/outbox.js';
 import { sqliteDialect } from './dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 
 /** The shared statements (../sql/outbox.ts) on this backend's connection, and its writes. */
 export class SqliteOutbox extends OutboxSql {
-  constructor(private readonly sql: Sql) { super(sqliteDialect(sql)); }
+  constructor(private readonly sql: SqliteConnection) { super(sqliteDialect(sql)); }
 
   /** The writer claims its own event (for as long as it lives): it delivers it after commit. */
   record(type: string, payload: unknown, at: number, owner: string | null = null): number {

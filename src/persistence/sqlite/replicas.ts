@@ -1,6 +1,6 @@
 import { ReplicasSql } from '../sql/replicas.js';
 import { sqliteDialect } from './dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 
 /**
  * The shared statements (../sql/replicas.ts) on this backend's connection. SQLite: one process holds
@@ -9,5 +9,5 @@ import type { Sql } from './sql.js';
 export class SqliteReplicas extends ReplicasSql {
   /** `WHERE true`: without it SQLite's parser would read the upsert's ON CONFLICT as a join's constraint. */
   protected readonly takeOverIds = { column: 'value', from: 'json_each(@ids) WHERE true' };
-  constructor(sql: Sql) { super(sqliteDialect(sql)); }
+  constructor(sql: SqliteConnection) { super(sqliteDialect(sql)); }
 }

@@ -1,14 +1,15 @@
 import type { MissedTicks } from '../../domain/routines.js';
 import { RoutinesSql } from '../sql/routines.js';
 import { sqliteDialect } from './dialect.js';
-import { parseJson, type Sql } from './sql.js';
+import { parseJson } from '../shared/json.js';
+import type { SqliteConnection } from './connection.js';
 
 /**
  * The shared statements (../sql/routines.ts) on this backend's connection, and the missed-ticks
  * note, whose JSON SQLite reads and builds with its own functions (json_object, `->> '$.x'`, min).
  */
 export class SqliteRoutines extends RoutinesSql {
-  constructor(private readonly connection: Sql) { super(sqliteDialect(connection)); }
+  constructor(private readonly connection: SqliteConnection) { super(sqliteDialect(connection)); }
 
   async carryMissedTicks(id: string, note: MissedTicks) {
     this.connection.run(

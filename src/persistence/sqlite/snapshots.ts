@@ -1,10 +1,10 @@
 import { SnapshotsSql } from '../sql/snapshots.js';
 import { sqliteDialect } from './dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 
 /** The shared statements (../sql/snapshots.ts) on this backend's connection, and its save. */
 export class SqliteSnapshots extends SnapshotsSql {
-  constructor(private readonly sql: Sql) { super(sqliteDialect(sql)); }
+  constructor(private readonly sql: SqliteConnection) { super(sqliteDialect(sql)); }
   async save(entries: { actor_id: string; kind: string; snapshot: unknown }[], at: number) {
     for (const entry of entries) {
       this.sql.run(

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import pino, { type Logger } from 'pino';
 import { backoffDelayMs } from '../../domain/backoff.js';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
-import { wallClock, type Clock } from '../../machines/clock.js';
+import { wallClock, type Clock } from '../../domain/clock.js';
 import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
 import { openDatabase } from './database.js';
@@ -16,9 +16,10 @@ import { sharedRepos } from '../sql/repos.js';
 import { sqliteDialect } from './dialect.js';
 import { SqliteSnapshots } from './snapshots.js';
 import { SqliteRoutines } from './routines.js';
-import { Sql } from './sql.js';
+import { SqliteConnection } from './connection.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { SqliteWakeups } from './wakeups.js';
+import type { StoreOptions } from '../shared/options.js';
 
 /** Bounds on one group commit, so a burst cannot hold every caller for long. */
 const MAX_BATCH_UNITS = 512;
@@ -43,30 +44,9 @@ type UnitOutcome =
   | { unit: Unit; ok: true; value: unknown; events: DomainEvent[]; callbacks: (() => void)[] }
   | { unit: Unit; ok: false; error: unknown; events: DomainEvent[]; callbacks: (() => void)[] };
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends StoreOptions {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
-  now: () => number;
-  /** Receives the events of each committed transaction, in order. */
-  publish: (events: DomainEvent[]) => void;
-  /**
-   * Whether an event of this type gets an outbox row: it needs one when a subscriber handles it
-   * after commit (the row is what a crash replays). Every type does when absent.
-   */
-  durable?: (type: EventType) => boolean;
-  /**
-   * The in-transaction subscribers of an event: they run inside the unit that emitted it, after its
-   * work and before it commits, so what they write commits or rolls back with it.
-   */
-  withinTransaction?: (tx: Tx, event: DomainEvent) => Promise<void>;
-  /** The owner this process acts as: the outbox rows it writes are claimed by it, since it delivers them itself. */
-  owner?: string;
-  /** Told about a failure of the store's own machinery (not of a unit of work). */
-  onFatal?: (error: unknown) => void;
-  /** Timers of the storage probe and the idle checkpoint (the scheduler passes its clock); the wall clock if absent. */
-  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
-  /** Storage outages, recoveries and failed checkpoints are logged here; nowhere if absent. */
-  log?: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
 /** Since when, and why, writes fail; how many probes have been armed since. */
@@ -90,7 +70,7 @@ interface Outage {
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
-  private readonly sql: Sql;
+  private readonly sql: SqliteConnection;
   private readonly repos: Omit<Tx, 'emit' | 'afterCommit'> & { outbox: SqliteOutbox };
   private readonly pending: Unit[] = [];
   private draining = false;
@@ -109,7 +89,7 @@ export class SqliteStore implements Store {
     this.releaseLock = acquireDatabaseLock(options.path);
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
-    this.sql = new Sql(this.db);
+    this.sql = new SqliteConnection(this.db);
     const dialect = sqliteDialect(this.sql);
     this.repos = {
       ...sharedRepos(dialect),

@@ -1,6 +1,6 @@
 import { checkedColumns, decodeObject, decodeRow, type RowDecoding, type TableSpec } from '../tables.js';
 import { insertStatement, transitionStatement, type OnConflict, type RowChange } from '../sql/dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 
 /**
  * Generic row plumbing for one table: inserts, guarded transitions and row decoding. Column names come
@@ -12,7 +12,7 @@ export class Table<T extends object> {
   private readonly decoding: RowDecoding;
   private readonly key: string;
 
-  constructor(private readonly sql: Sql, spec: TableSpec<T>) {
+  constructor(private readonly sql: SqliteConnection, spec: TableSpec<T>) {
     this.name = spec.name;
     this.columnSet = new Set(spec.columns);
     this.decoding = spec.decoding;

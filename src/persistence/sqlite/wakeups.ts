@@ -1,6 +1,6 @@
 import { WakeupsSql } from '../sql/wakeups.js';
 import { sqliteDialect } from './dialect.js';
-import type { Sql } from './sql.js';
+import type { SqliteConnection } from './connection.js';
 
 /** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other. */
 const APPEND_WAKE = `CASE WHEN json_type(context_snapshot, '$.wakes') = 'array'
@@ -9,5 +9,5 @@ const APPEND_WAKE = `CASE WHEN json_type(context_snapshot, '$.wakes') = 'array'
 
 /** The shared statements (../sql/wakeups.ts) on this backend's connection, with SQLite's JSON functions for a fold's wake. */
 export class SqliteWakeups extends WakeupsSql {
-  constructor(sql: Sql) { super(sqliteDialect(sql), APPEND_WAKE); }
+  constructor(sql: SqliteConnection) { super(sqliteDialect(sql), APPEND_WAKE); }
 }

@@ -52,7 +52,7 @@ export function toPositional(sql: string): Positional {
 }
 
 /**
- * The one door to a PostgreSQL connection for the repositories, the counterpart of sqlite/sql.ts:
+ * The one door to a PostgreSQL connection for the repositories, the counterpart of sqlite/connection.ts:
  * statements with SQLite-style parameters, values encoded as SQLite stores them (booleans 0/1,
  * objects as JSON text), and every statement counted. Each statement is prepared once per
  * connection (a named statement), so a hot statement is parsed and planned once.
@@ -63,7 +63,7 @@ export function toPositional(sql: string): Positional {
  * (a lock taken before the statement that needs it) with the next one. PostgreSQL runs them in
  * order all the same. A write costs a system call, which under load is much of a wakeup's CPU.
  */
-export class PgSql {
+export class PgConnection {
   /** The statement in flight on a connection that does not pipeline: the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
   /**

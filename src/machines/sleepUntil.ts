@@ -1,22 +1,5 @@
 import { fromCallback } from 'xstate';
-
-/** The time source every actor uses. XState's SimulatedClock fits it, so tests drive time by hand. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const wallClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const handle = setTimeout(fn, ms);
-    // A pending deadline must not keep a stopping process alive; the stored rows carry it.
-    handle.unref?.();
-    return handle;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import type { Clock } from '../domain/clock.js';
 
 /** Node's timers overflow past 2^31-1 ms and fire at once; longer waits are taken in steps. */
 const LONGEST_TIMER_MS = 2_147_000_000;

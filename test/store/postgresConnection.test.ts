@@ -3,7 +3,7 @@
  * become `$n`, and nothing else in the text changes. A unit test: no server needed.
  */
 import { describe, expect, it } from 'vitest';
-import { toPositional } from '../../src/persistence/postgres/sql.js';
+import { toPositional } from '../../src/persistence/postgres/connection.js';
 
 describe('toPositional', () => {
   it('numbers named parameters in order of first use, the same name getting the same number', () => {

@@ -6,7 +6,7 @@ type Params = Record<string, unknown> | unknown[] | undefined;
  * The one door to the connection: caches prepared statements and counts every
  * statement executed, so idle-time SQL can be measured (and exported on /metrics).
  */
-export class Sql {
+export class SqliteConnection {
   statementsExecuted = 0;
   private readonly cache = new Map<string, Database.Statement>();
 
@@ -64,9 +64,4 @@ function toSqlValue(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
   return value;
-}
-
-export function parseJson<T>(text: string | null | undefined, fallback: T): T {
-  if (text === null || text === undefined || text === '') return fallback;
-  return JSON.parse(text) as T;
 }
