@@ -18,7 +18,7 @@ export const LAYERS = [
   { name: 'domain', rank: 0, paths: ['domain/'] },
   { name: 'config', rank: 1, paths: ['config.ts'] },
   { name: 'machines', rank: 1, paths: ['machines/'] },
-  { name: 'persistence port', rank: 2, paths: ['persistence/store.ts', 'persistence/storageUnavailable.ts', 'persistence/inspector.ts'] },
+  { name: 'persistence port', rank: 2, paths: ['persistence/store.ts', 'persistence/port/', 'persistence/storageUnavailable.ts', 'persistence/inspector.ts'] },
   { name: 'services', rank: 3, paths: ['services/'] },
   // The pipeline uses the services (wakeups, activity, budget standing); never the other way round.
   { name: 'dispatch', rank: 3.5, paths: ['dispatch/'] },
