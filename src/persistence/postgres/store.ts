@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
-import { backoffDelayMs } from '../../domain/backoff.js';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../domain/clock.js';
 import type { StoreOptions } from '../shared/options.js';
-import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
+import { StorageOutage, type ProbeOutcome } from '../shared/outage.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
 import { sharedRepos } from '../sql/repos.js';
 import { postgresDialect } from './dialect.js';
@@ -80,8 +79,7 @@ export class PostgresStore implements Store {
   private closed = false;
   private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
-  private outage: { error: StorageUnavailableError; since: number; probes: number } | null = null;
-  private probeTimer: unknown = null;
+  private readonly outage: StorageOutage;
   /** The server processes of the pool's connections: a wakeup they signal was offered in-process already (notify.ts). */
   private readonly backends = new Set<number>();
   /** The heartbeat's own connection (autocommit), and the call running on it. */
@@ -93,6 +91,9 @@ export class PostgresStore implements Store {
   constructor(private readonly options: PostgresStoreOptions) {
     this.timers = options.timers ?? wallClock;
     this.log = options.log ?? pino({ level: 'silent' });
+    this.outage = new StorageOutage({
+      now: options.now, timers: this.timers, log: this.log, logFields: {}, toStorageUnavailable, probe: () => this.writeProbe(),
+    });
     // pipeline: a query is written at once, not after the previous one's answer, which lets a
     // unit's BEGIN travel with its first statement (connection.ts); PgConnection still runs one statement at a time.
     this.pool = new pg.Pool({
@@ -130,7 +131,7 @@ export class PostgresStore implements Store {
       const storage = toStorageUnavailable(error);
       if (storage) {
         this.ready = null;
-        throw this.failure(storage);
+        throw this.outage.failure(storage);
       }
       this.options.onFatal?.(error);
       throw error;
@@ -155,7 +156,7 @@ export class PostgresStore implements Store {
   }
 
   storageHealth(): StorageHealth {
-    return { writable: this.outage === null, failure: this.outage?.error.message ?? null, walBytes: null };
+    return { ...this.outage.health(), walBytes: null };
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -186,16 +187,16 @@ export class PostgresStore implements Store {
     try {
       client = await this.ownConnection();
     } catch (error) {
-      throw this.failure(error);
+      throw this.outage.failure(error);
     }
     try {
       const value = await work(readOnlyTx(this.reposOn(new PgConnection(client, this.counter))));
-      this.endOutage();
+      this.outage.recovered();
       return value;
     } catch (error) {
       const storage = toStorageUnavailable(error);
       if (storage) this.dropOwnConnection(client);
-      throw this.failure(error);
+      throw this.outage.failure(error);
     }
   }
 
@@ -230,8 +231,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.timers.clearTimeout(this.probeTimer);
-    this.probeTimer = null;
+    this.outage.stop();
     await this.ready?.catch(() => undefined);
     await this.autocommitTail;
     const own = await this.autocommitClient?.catch(() => null);
@@ -248,7 +248,7 @@ export class PostgresStore implements Store {
       try {
         client = await this.pool.connect();
       } catch (error) {
-        throw this.failure(error);
+        throw this.outage.failure(error);
       }
       const events: DomainEvent[] = [];
       const callbacks: (() => void)[] = [];
@@ -269,9 +269,9 @@ export class PostgresStore implements Store {
         client.release(broken ? true : undefined);
         const error = sql.firstError ?? thrown;
         if (attempt < MAX_ATTEMPTS && await this.pauseBeforeRetry(error, attempt, kind)) continue;
-        throw this.failure(error);
+        throw this.outage.failure(error);
       }
-      if (kind === 'write') this.endOutage();
+      if (kind === 'write') this.outage.recovered();
       if (events.length > 0) this.options.publish(events);
       for (const callback of callbacks) callback();
       return value;
@@ -351,55 +351,15 @@ export class PostgresStore implements Store {
     };
   }
 
-  /** What a unit is rejected with: a storage failure becomes StorageUnavailableError and starts (or continues) an outage. */
-  private failure(error: unknown): unknown {
-    const storage = toStorageUnavailable(error);
-    if (!storage) return error;
-    this.startOutage(storage);
-    return storage;
-  }
-
-  private startOutage(error: StorageUnavailableError): void {
-    if (this.outage) {
-      this.outage.error = error;
-    } else {
-      this.outage = { error, since: this.options.now(), probes: 0 };
-      this.log.error({ err: error, code: error.storageCode },
-        'the database cannot be written: writes answer 503 storage_unavailable and /readyz 503 until a write succeeds');
-    }
-    if (this.probeTimer === null && !this.closed) {
-      const delay = backoffDelayMs(this.outage.probes++, STORAGE_RETRY_STEPS_MS, 0, Math.random);
-      this.probeTimer = this.timers.setTimeout(() => {
-        this.probeTimer = null;
-        void this.probe();
-      }, delay);
-    }
-  }
-
   /** A transaction that must take a transaction id (a write, in effect): a read-only or unreachable server refuses it. */
-  private async probe(): Promise<void> {
-    if (!this.outage || this.closed) return;
+  private async writeProbe(): Promise<ProbeOutcome> {
+    const client = await this.pool.connect();
     try {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN; SELECT pg_current_xact_id(); ROLLBACK');
-      } finally {
-        client.release();
-      }
-      this.endOutage();
-    } catch (error) {
-      const storage = toStorageUnavailable(error);
-      if (storage) this.startOutage(storage);
-      else this.log.error({ err: error }, 'the storage probe failed for a reason other than storage; probing stops');
+      await client.query('BEGIN; SELECT pg_current_xact_id(); ROLLBACK');
+    } finally {
+      client.release();
     }
-  }
-
-  private endOutage(): void {
-    if (!this.outage) return;
-    this.log.info({ down_ms: this.options.now() - this.outage.since, probes: this.outage.probes }, 'the database can be written again');
-    this.timers.clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    this.outage = null;
+    return 'written';
   }
 }
 

@@ -2,10 +2,8 @@ import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pino, { type Logger } from 'pino';
-import { backoffDelayMs } from '../../domain/backoff.js';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../domain/clock.js';
-import { STORAGE_RETRY_STEPS_MS, type StorageUnavailableError } from '../storageUnavailable.js';
 import type { StorageHealth, Store, Tx } from '../store.js';
 import { openDatabase } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
@@ -20,6 +18,7 @@ import { SqliteConnection } from './connection.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { SqliteWakeups } from './wakeups.js';
 import type { StoreOptions } from '../shared/options.js';
+import { StorageOutage, type ProbeOutcome } from '../shared/outage.js';
 
 /** Bounds on one group commit, so a burst cannot hold every caller for long. */
 const MAX_BATCH_UNITS = 512;
@@ -49,13 +48,6 @@ export interface SqliteStoreOptions extends StoreOptions {
   synchronous: 'NORMAL' | 'FULL';
 }
 
-/** Since when, and why, writes fail; how many probes have been armed since. */
-interface Outage {
-  error: StorageUnavailableError;
-  since: number;
-  probes: number;
-}
-
 /**
  * SQLite behind the async Store port. One connection; units of work run one after another, so an
  * awaiting unit never interleaves with another on the connection.
@@ -79,13 +71,16 @@ export class SqliteStore implements Store {
   private readonly releaseLock: () => void;
   private readonly timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
-  private outage: Outage | null = null;
-  private probeTimer: unknown = null;
+  private readonly outage: StorageOutage;
   private checkpointTimer: unknown = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.timers = options.timers ?? wallClock;
     this.log = options.log ?? pino({ level: 'silent' });
+    this.outage = new StorageOutage({
+      now: options.now, timers: this.timers, log: this.log, logFields: { db: options.path }, toStorageUnavailable,
+      probe: () => this.writeProbe(),
+    });
     this.releaseLock = acquireDatabaseLock(options.path);
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
@@ -110,7 +105,7 @@ export class SqliteStore implements Store {
   }
 
   storageHealth(): StorageHealth {
-    return { writable: this.outage === null, failure: this.outage?.error.message ?? null, walBytes: this.walBytes() };
+    return { ...this.outage.health(), walBytes: this.walBytes() };
   }
 
   /** Read from the file system, not with SQL, so a scrape never touches the database. */
@@ -136,9 +131,8 @@ export class SqliteStore implements Store {
     if (!this.db.open) return;
     // A barrier behind the units in flight; it fails when the file cannot be written, which must not keep the file open.
     await this.read(async () => undefined).catch(() => undefined);
-    this.timers.clearTimeout(this.probeTimer);
+    this.outage.stop();
     this.timers.clearTimeout(this.checkpointTimer);
-    if (this.outage) this.log.error({ db: this.options.path, err: this.outage.error }, 'closing the store while the database cannot be written');
     if (this.db.open) this.db.close();
     this.releaseLock();
   }
@@ -201,7 +195,7 @@ export class SqliteStore implements Store {
       this.sql.exec('COMMIT');
     } catch (error) {
       this.rollback();
-      const failure = this.failure(error);
+      const failure = this.outage.failure(error);
       for (const outcome of outcomes) outcome.unit.reject(failure);
       current?.reject(failure);
       return;
@@ -222,7 +216,7 @@ export class SqliteStore implements Store {
       return false;
     } catch (error) {
       if (first.kind !== 'read' || !toStorageUnavailable(error)) throw error;
-      this.failure(error);
+      this.outage.failure(error);
       this.sql.exec('BEGIN');
       return true;
     }
@@ -270,7 +264,7 @@ export class SqliteStore implements Store {
 
   private settle(outcome: UnitOutcome): void {
     if (!outcome.ok) {
-      outcome.unit.reject(this.failure(outcome.error));
+      outcome.unit.reject(this.outage.failure(outcome.error));
       return;
     }
     if (outcome.events.length > 0) this.options.publish(outcome.events);
@@ -278,67 +272,23 @@ export class SqliteStore implements Store {
     outcome.unit.resolve(outcome.value);
   }
 
-  /** What a unit is rejected with: a storage failure becomes StorageUnavailableError and starts (or continues) an outage. */
-  private failure(error: unknown): unknown {
-    const storage = toStorageUnavailable(error);
-    if (!storage) return error;
-    this.startOutage(storage);
-    return storage;
-  }
-
-  private startOutage(error: StorageUnavailableError): void {
-    if (this.outage) {
-      this.outage.error = error;
-    } else {
-      this.outage = { error, since: this.options.now(), probes: 0 };
-      this.log.error({ err: error, db: this.options.path, code: error.storageCode },
-        'the database cannot be written: writes answer 503 storage_unavailable and /readyz 503 until a write succeeds');
-    }
-    if (this.probeTimer === null) {
-      const delay = backoffDelayMs(this.outage.probes++, STORAGE_RETRY_STEPS_MS, 0, Math.random);
-      this.probeTimer = this.timers.setTimeout(() => {
-        this.probeTimer = null;
-        this.probe();
-      }, delay);
-    }
-  }
-
-  private endOutage(): void {
-    if (!this.outage) return;
-    this.log.info({ db: this.options.path, down_ms: this.options.now() - this.outage.since, probes: this.outage.probes },
-      'the database can be written again');
-    this.timers.clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    this.outage = null;
-  }
-
   /**
    * One real write: rewriting the header's application_id with its own value changes nothing, yet
    * page 1 must reach the WAL (an UPDATE to the same value would not: SQLite skips identical cells).
    */
-  private probe(): void {
-    if (!this.outage || !this.db.open) return;
-    if (this.db.inTransaction) {
-      // A batch is awaiting a unit: its commit (or its failure) decides instead; keep probing meanwhile.
-      this.startOutage(this.outage.error);
-      return;
-    }
-    try {
-      const applicationId = this.sql.get<{ application_id: number }>('PRAGMA application_id')!.application_id;
-      this.sql.exec(`PRAGMA application_id = ${applicationId}`);
-      this.endOutage();
-    } catch (error) {
-      const storage = toStorageUnavailable(error);
-      if (storage) this.startOutage(storage);
-      else this.log.error({ err: error, db: this.options.path }, 'the storage probe failed for a reason other than storage; probing stops');
-    }
+  private writeProbe(): ProbeOutcome {
+    // A batch is awaiting a unit: its commit (or its failure) decides instead; keep probing meanwhile.
+    if (this.db.inTransaction) return 'postponed';
+    const applicationId = this.sql.get<{ application_id: number }>('PRAGMA application_id')!.application_id;
+    this.sql.exec(`PRAGMA application_id = ${applicationId}`);
+    return 'written';
   }
 
   private committedWrites(): void {
     // Reads do not postpone the checkpoint: a dashboard polling every 100 ms must not keep the WAL.
     this.armIdleCheckpoint();
     // A commit that wrote proves little on its own (SQLite may have had nothing to write): the probe decides.
-    if (this.outage) this.probe();
+    if (this.outage.active) this.outage.probe();
   }
 
   private armIdleCheckpoint(): void {
