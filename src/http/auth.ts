@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isRouteAccess, personMay, type RouteAccess } from '../domain/access.js';
 import { hashRunToken } from '../domain/runTokens.js';
 import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
-import type { Store, Tx } from '../persistence/store.js';
+import type { Reads, Store } from '../persistence/store.js';
 import { ServiceError, forbidden } from '../services/errors.js';
 import { principalOfSessionCookie } from './session.js';
 
@@ -90,7 +90,7 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
         request.credential = 'token';
         return;
       }
-      const run = await store.read((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
+      const run = await store.query((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
       if (run && run.status === 'running') {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
         request.credential = 'token';
@@ -158,7 +158,7 @@ function registerRunTokenReadScope(app: FastifyInstance, store: Store): void {
     const rule = request.routeOptions.config?.agentRead;
     if (!scope || typeof rule !== 'object' || !rule) return;
     const id = (request.params as { id?: string }).id ?? '';
-    const workspaceId = await store.read((tx) => workspaceOfResource(tx, rule.ownerOf, id));
+    const workspaceId = await store.query((tx) => workspaceOfResource(tx, rule.ownerOf, id));
     // An unknown id is the handler's 404; only a resource of another workspace is refused here.
     if (workspaceId !== undefined && workspaceId !== scope.workspaceId) throw forbidden('a run token may read only its own workspace');
   });
@@ -172,7 +172,7 @@ function registerRunTokenReadScope(app: FastifyInstance, store: Store): void {
   });
 }
 
-async function workspaceOfResource(tx: Tx, kind: 'agent' | 'routine' | 'routine_trigger', id: string): Promise<string | undefined> {
+async function workspaceOfResource(tx: Reads, kind: 'agent' | 'routine' | 'routine_trigger', id: string): Promise<string | undefined> {
   if (kind === 'agent') return (await tx.agents.get(id))?.workspace_id;
   const routineId = kind === 'routine' ? id : (await tx.routines.getTrigger(id))?.routine_id;
   return routineId === undefined ? undefined : (await tx.routines.get(routineId))?.workspace_id;

@@ -16,7 +16,7 @@ interface MetricSources {
 export async function renderMetrics(sources: MetricSources): Promise<string> {
   const statementsBefore = sources.store.statementsExecuted();
   const storage = sources.store.storageHealth();
-  const { wakeups, runs } = await sources.store.read(async (tx) => ({
+  const { wakeups, runs } = await sources.store.query(async (tx) => ({
     wakeups: await tx.wakeups.countByStatus(),
     runs: await tx.runs.countByStatus(),
   }));

@@ -16,7 +16,7 @@ export type ManagedResource = 'routine' | 'routine_trigger';
 export function requireRoutineManager(store: Store, resource: ManagedResource): preHandlerAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const id = (request.params as { id: string }).id;
-    const routine = await store.read(async (tx): Promise<Routine | undefined> => {
+    const routine = await store.query(async (tx): Promise<Routine | undefined> => {
       const routineId = resource === 'routine' ? id : (await tx.routines.getTrigger(id))?.routine_id;
       return routineId === undefined ? undefined : tx.routines.get(routineId);
     });

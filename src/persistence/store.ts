@@ -43,7 +43,7 @@ import type { BudgetRepo, QuotaRepo } from './port/spend.js';
 import type { LeaseRepo, ReplicaRepo, SnapshotRepo } from './port/ownership.js';
 import type { DeliveryRepo, OutboxRepo } from './port/delivery.js';
 import type { TokenRepo, SessionRepo, ActivityRepo, InboxRepo } from './port/people.js';
-import type { StatsRepo } from './port/stats.js';
+import type { Reads } from './port/reads.js';
 
 export type * from './port/org.js';
 export type * from './port/tasks.js';
@@ -55,10 +55,13 @@ export type * from './port/ownership.js';
 export type * from './port/delivery.js';
 export type * from './port/people.js';
 export type * from './port/stats.js';
+export type * from './port/reads.js';
 
 export interface Store {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The read side (port/reads.ts): what the API shows, in one read unit. */
+  query<T>(work: (reads: Reads) => Promise<T>): Promise<T>;
   /**
    * A unit of ONE statement committed on its own, with no BEGIN/COMMIT around it: the replica
    * heartbeat, which is all an idle replica runs. Absent where every statement runs inside a
@@ -103,7 +106,6 @@ export interface Tx {
   readonly leases: LeaseRepo;
   readonly replicas: ReplicaRepo;
   readonly deliveries: DeliveryRepo;
-  readonly stats: StatsRepo;
   readonly tokens: TokenRepo;
   readonly quotas: QuotaRepo;
   readonly transcripts: TranscriptRepo;

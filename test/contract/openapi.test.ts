@@ -132,7 +132,7 @@ describe('the OpenAPI document', () => {
     expect(scenario.run.agent_id).toBe(scenario.agent.id);
 
     // Sent as the handlers built them: every field the store holds reaches the client (none dropped by a response schema).
-    const stored = await h.scheduler.store.read(async (tx) => ({
+    const stored = await h.scheduler.store.query(async (tx) => ({
       run: await tx.runs.get(scenario.run.id), agent: await tx.agents.get(scenario.agent.id), routineRun: (await tx.routines.runsOf(scenario.routine.id, 1))[0],
     }));
     expect(Object.keys(scenario.run).sort()).toEqual(Object.keys(stored.run!).sort());

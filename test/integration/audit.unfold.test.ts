@@ -69,7 +69,7 @@ describe('an unattended request folded into a wakeup that ends without a run', (
     });
     expect(await store.read((tx) => tx.wakeups.get(foldedId))).toMatchObject({ status: 'skipped', skip_reason: 'cap_reached', finished_at: NOW });
     expect(queued).not.toContain(foldedId);
-    const [entry] = await store.read((tx) => tx.activity.list({ wakeup_id: foldedId }));
+    const [entry] = await store.query((tx) => tx.activity.list({ wakeup_id: foldedId }));
     expect(entry).toMatchObject({ code: 'wakeup_cap_reached', ...UNATTENDED, details: { reason: 'cap_reached', caps: { deployment: 100, agent: 1 } } });
     expect(await store.read((tx) => tx.routines.countActiveRuns({ agent_id: agent.id }))).toBe(1);
   });

@@ -27,7 +27,7 @@ describe('decision log lines', () => {
     })).rejects.toThrow('the unit fails after its decision');
     await flush();
     expect(lines.filter((line) => line.code === 'wakeup_idle_skipped')).toEqual([]);
-    expect(await store.read((tx) => tx.activity.list({ workspace_id: 'ws_1' }))).toEqual([]);
+    expect(await store.query((tx) => tx.activity.list({ workspace_id: 'ws_1' }))).toEqual([]);
   });
 
   it('a committed transaction logs its decision once, after the commit', async () => {
@@ -57,7 +57,7 @@ describe('decision log lines', () => {
       ['wakeup_retry_scheduled', true, 'tok_alice'],
       ['wakeup_idle_skipped', false, null],
     ]);
-    const entries = await store.read((tx) => tx.activity.list({ workspace_id: 'ws_1' }));
+    const entries = await store.query((tx) => tx.activity.list({ workspace_id: 'ws_1' }));
     expect(entries.map((entry) => [entry.code, entry.unattended, entry.on_behalf_of])).toEqual([
       ['wakeup_idle_skipped', false, null],
       ['wakeup_retry_scheduled', true, 'tok_alice'],

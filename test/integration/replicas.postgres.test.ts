@@ -352,7 +352,7 @@ describe('replicas on one PostgreSQL', () => {
     await waitFor(() => owner.scheduler.triggers.size === 1, 'the trigger actor to start on the replica holding the assignee');
     expect(other.scheduler.triggers.size).toBe(0);
     await advance([r1, r2], 60_000);
-    await waitFor(async () => (await owner.scheduler.store.read((tx) => tx.routines.runsOf(routine.body.id, 10))).length === 1, 'the first fire');
+    await waitFor(async () => (await owner.scheduler.store.query((tx) => tx.routines.runsOf(routine.body.id, 10))).length === 1, 'the first fire');
 
     expect((await other.api('PATCH', `/api/office/routines/${routine.body.id}`, { status: 'paused' })).status).toBe(200);
     await waitFor(() => owner.scheduler.triggers.size === 0, 'the trigger actor to stop on the replica holding the assignee');
@@ -422,7 +422,7 @@ describe('replicas on one PostgreSQL', () => {
     expect(trigger.status).toBe(201);
     await waitFor(() => owner.scheduler.triggers.size === 1, 'the trigger actor to start on the owner');
     expect(all.map((r) => r.scheduler.triggers.size)).toEqual(all.map((r) => (r === owner ? 1 : 0)));
-    const runsOf = async () => (await owner.scheduler.store.read((tx) => tx.routines.runsOf(routine.body.id, 100)));
+    const runsOf = async () => (await owner.scheduler.store.query((tx) => tx.routines.runsOf(routine.body.id, 100)));
 
     for (let minute = 1; minute <= 2; minute++) {
       await advance(all, 60_000);

@@ -82,7 +82,7 @@ describe('a replica whose listening connection was down', () => {
 
       await advance([r1, r2], 60_000);
       const [fired] = await waitFor(async () => {
-        const runs = await owner.scheduler.store.read((tx) => tx.routines.runsOf(routineId, 10));
+        const runs = await owner.scheduler.store.query((tx) => tx.routines.runsOf(routineId, 10));
         return runs.length === 1 ? runs : null;
       }, 'the first cron fire');
       expect(fired!.scheduled_for! % 60_000).toBe(0);

@@ -51,7 +51,7 @@ describe('claimTicks: claim a batch of cron ticks and record their routine runs'
 
     const again = await under.store.transaction((tx) => tx.routines.claimTicks(claimsFor(triggers, due, at), at));
     expect(again).toEqual([]);
-    await under.store.read(async (tx) => {
+    await under.store.query(async (tx) => {
       for (const { routine, trigger } of triggers) {
         expect((await tx.routines.getTrigger(trigger.id))!.next_run_at).toBe(due + HOUR);
         const runs = await tx.routines.runsOf(routine.id, 10);
@@ -72,7 +72,7 @@ describe('claimTicks: claim a batch of cron ticks and record their routine runs'
     const winners = [...first!, ...second!].map((w) => w.triggerId).sort();
     expect(winners).toEqual(triggers.map(({ trigger }) => trigger.id).sort());
     expect([...first!, ...second!].every((w) => w.recorded)).toBe(true);
-    await under.store.read(async (tx) => {
+    await under.store.query(async (tx) => {
       for (const { routine } of triggers) expect(await tx.routines.runsOf(routine.id, 10)).toHaveLength(1);
     });
   });
@@ -93,7 +93,7 @@ describe('claimTicks: claim a batch of cron ticks and record their routine runs'
       { triggerId: recordedBefore!.trigger.id, recorded: false },
       { triggerId: fresh!.trigger.id, recorded: true },
     ]);
-    await under.store.read(async (tx) => {
+    await under.store.query(async (tx) => {
       expect((await tx.routines.getTrigger(moved!.trigger.id))!.next_run_at).toBe(due + 5 * HOUR);
       expect(await tx.routines.runsOf(moved!.routine.id, 10)).toEqual([]);
       expect(await tx.routines.runsOf(recordedBefore!.routine.id, 10)).toHaveLength(1);

@@ -265,6 +265,6 @@ describe.runIf(process.platform === 'linux')('a state change races another conne
 
     expect(outcome.ok).toBe(true);
     expect(await read<Agent>(a, (tx) => tx.agents.get(agent.id))).toMatchObject({ status: 'paused', paused_reason: 'paused by a person' });
-    expect(await read<unknown[]>(a, (tx) => tx.inbox.list(agent.workspace_id))).toEqual([]);
+    expect(await a.scheduler.store.query((reads) => reads.inbox.list(agent.workspace_id))).toEqual([]);
   });
 });

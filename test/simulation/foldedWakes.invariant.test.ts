@@ -48,7 +48,7 @@ describe('simulation invariant: folded wakeups', () => {
       const { routine } = await routines.create({ workspace_id: ws.id, name: 'digest', assignee_agent_instance_id: agent.id, triggers: [{ kind: 'manual' }] });
       await routines.fireManually(routine.id, {});
       await settle(scheduler);
-      const [tick] = await scheduler.store.read((tx) => tx.wakeups.list({ agent_id: agent.id, source: 'routine' }));
+      const [tick] = await scheduler.store.query((tx) => tx.wakeups.list({ agent_id: agent.id, source: 'routine' }));
       expect(tick!.status).toBe('scheduled_retry');
 
       const woken = await org.wake(agent.id, { reason: 'look now' });

@@ -32,7 +32,7 @@ describe('known issues', () => {
       const task = await tasks.createTask({ workspace_id: ws.id, title: 't', assignee_agent_instance_id: a!.id });
       await tasks.updateTask(task.id, { assignee_agent_instance_id: b!.id });
       await scheduler.events.idle();
-      const forB = await scheduler.store.read((tx) => tx.wakeups.list({ agent_id: b!.id, task_id: task.id }));
+      const forB = await scheduler.store.query((tx) => tx.wakeups.list({ agent_id: b!.id, task_id: task.id }));
       expect(forB.filter((w) => w.source === 'task_assigned')).toHaveLength(1);
     } finally {
       await scheduler.stop();

@@ -12,7 +12,7 @@ const RACERS = 8;
 
 export function auditContract(name: string, factory: StoreFactory): void {
   describe(`Store audit contract: ${name}`, () => {
-    const { write, read, clockNow } = storePerTest(factory);
+    const { write, read, query, clockNow } = storePerTest(factory);
     let now: number;
     beforeEach(() => {
       now = clockNow();
@@ -34,7 +34,7 @@ export function auditContract(name: string, factory: StoreFactory): void {
       });
       expect(stored.queued.kind).toBe('queued');
       expect(stored.folded.kind).toBe('folded');
-      const read1 = await read(async (tx) => ({
+      const read1 = await query(async (tx) => ({
         queued: await tx.wakeups.get(stored.queued.kind === 'queued' ? stored.queued.wakeup.id : ''),
         folded: await tx.wakeups.get(stored.folded.kind === 'folded' ? stored.folded.wakeup.id : ''),
         task: await tx.tasks.get(stored.task.id),
@@ -59,16 +59,16 @@ export function auditContract(name: string, factory: StoreFactory): void {
       });
       const summary = (entries: { code: string; unattended: boolean; on_behalf_of: string | null }[]) =>
         entries.map((e) => [e.code, e.unattended, e.on_behalf_of]);
-      expect(summary(await read((tx) => tx.activity.list({ workspace_id: 'ws_1' })))).toEqual([
+      expect(summary(await query((tx) => tx.activity.list({ workspace_id: 'ws_1' })))).toEqual([
         ['routine_run_dispatched', false, 'admin'], ['wakeup_idle_skipped', false, null], ['wakeup_retry_scheduled', true, 'tok_alice'],
       ]);
-      expect(summary(await read((tx) => tx.activity.list({ workspace_id: 'ws_1', unattended: true })))).toEqual([
+      expect(summary(await query((tx) => tx.activity.list({ workspace_id: 'ws_1', unattended: true })))).toEqual([
         ['wakeup_retry_scheduled', true, 'tok_alice'],
       ]);
-      expect(summary(await read((tx) => tx.activity.list({ workspace_id: 'ws_1', unattended: false })))).toEqual([
+      expect(summary(await query((tx) => tx.activity.list({ workspace_id: 'ws_1', unattended: false })))).toEqual([
         ['routine_run_dispatched', false, 'admin'], ['wakeup_idle_skipped', false, null],
       ]);
-      expect(summary(await read((tx) => tx.activity.list({ unattended: true })))).toEqual([
+      expect(summary(await query((tx) => tx.activity.list({ unattended: true })))).toEqual([
         ['comment_created', true, 'tok_bob'], ['wakeup_retry_scheduled', true, 'tok_alice'],
       ]);
     });

@@ -14,7 +14,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Wakeup } from '../../src/domain/types.js';
-import type { Store, Tx } from '../../src/persistence/store.js';
+import type { Reads, Store, Tx } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
 import { WakeupService, type EnqueueRequest } from '../../src/services/wakeups.js';
 import type { StoreFactory, StoreUnderTest } from './factory.js';
@@ -72,6 +72,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
     const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
     const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const query = <T>(work: (reads: Reads) => Promise<T>) => store.query(work);
     const seed = (patch = {}) => write((tx) => seedAgent(tx, now, patch));
     /** This store's lease on an agent: the fence a claim carries. */
     const lease = (tx: Tx, agentId: string) => tx.leases.take(agentId, OWNER, null);
@@ -134,7 +135,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const outcomes = await Promise.allSettled(Array.from({ length: RACERS }, () =>
           write((tx) => tx.wakeups.insert(wakeupRow(agent, now, { idempotency_key: 'key-1' })))));
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-        const stored = await read((tx) => tx.wakeups.list({ agent_id: agent.id }));
+        const stored = await query((tx) => tx.wakeups.list({ agent_id: agent.id }));
         expect(stored.map((w) => w.idempotency_key)).toEqual(['key-1']);
         expect(await read((tx) => tx.wakeups.findByKey('key-1'))).toEqual(stored[0]);
       });
@@ -147,7 +148,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(outcomes.filter((o) => o.kind === 'queued')).toHaveLength(1);
         expect(outcomes.filter((o) => o.kind === 'duplicate')).toHaveLength(RACERS - 1);
         expect(new Set(outcomes.map((o) => o.wakeup.id)).size).toBe(1);
-        expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(1);
+        expect(await query((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(1);
         expect(queued).toEqual([outcomes[0]!.wakeup.id]);
       });
 
@@ -171,7 +172,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const stored = await read((tx) => tx.wakeups.get(target.id));
         expect(stored!.coalesced_count).toBe(RACERS);
         expect((stored!.context_snapshot.wakes as unknown[]).length).toBe(RACERS);
-        const all = await read((tx) => tx.wakeups.list({ agent_id: agent.id }));
+        const all = await query((tx) => tx.wakeups.list({ agent_id: agent.id }));
         expect(all).toHaveLength(RACERS);
         expect(all.filter((w) => w.status === 'coalesced').every((w) => w.coalesced_into_id === target.id)).toBe(true);
         expect(queued).toEqual([target.id]);
@@ -267,7 +268,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const stored = results.find((r) => r.kind === 'queued')!;
         expect(results.filter((r) => r.kind === 'duplicate').map((r) => (r as { wakeup: Wakeup }).wakeup.id)).toEqual(
           Array(RACERS - 1).fill((stored as { wakeup: Wakeup }).wakeup.id));
-        expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(1);
+        expect(await query((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(1);
       });
 
       it('enqueue-or-fold: a key older than its window is retired and the new request queued; a gone agent gets nothing', async () => {
@@ -276,13 +277,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const again = await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 5_000, { idempotency_key: 'k' }), null, now + 1));
         expect([first.kind, again.kind]).toEqual(['queued', 'queued']);
         expect((await read((tx) => tx.wakeups.findByKey('k')))?.id).toBe((again as { wakeup: Wakeup }).wakeup.id);
-        expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
+        expect(await query((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
         expect(await write((tx) => tx.agents.markDeleted(agent.id, now))).toMatchObject({ deleted_at: now, status: 'stopped' });
         expect(await write((tx) => tx.agents.markDeleted(agent.id, now + 1))).toBeUndefined();
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request(agent, now + 6_000), null, now))).toEqual({ kind: 'agent_gone' });
         expect(await write((tx) => tx.wakeups.enqueueOrFold(request({ id: 'agt_missing', workspace_id: agent.workspace_id }, now), null, now)))
           .toEqual({ kind: 'agent_gone' });
-        expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
+        expect(await query((tx) => tx.wakeups.list({ agent_id: agent.id }))).toHaveLength(2);
       });
 
       it('enqueue-or-fold: concurrent requests inside the window fold into the oldest queued one, the count and context exact', async () => {
@@ -391,11 +392,11 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const retry = wakeupRow(agent, now, { task_id: task.id, status: 'scheduled_retry', retry_count: 1 });
         const done = wakeupRow(agent, now, { status: 'finished' });
         await write(async (tx) => { for (const w of [onTask, retry, done]) await tx.wakeups.insert(w); });
-        expect((await read((tx) => tx.wakeups.list({ agent_id: agent.id, status: 'finished' }))).map((w) => w.id)).toEqual([done.id]);
-        expect((await read((tx) => tx.wakeups.list({ source: 'task_assigned' }))).map((w) => w.id)).toEqual([onTask.id]);
-        expect(await read((tx) => tx.wakeups.list({ agent_id: agent.id, limit: 2 }))).toHaveLength(2);
+        expect((await query((tx) => tx.wakeups.list({ agent_id: agent.id, status: 'finished' }))).map((w) => w.id)).toEqual([done.id]);
+        expect((await query((tx) => tx.wakeups.list({ source: 'task_assigned' }))).map((w) => w.id)).toEqual([onTask.id]);
+        expect(await query((tx) => tx.wakeups.list({ agent_id: agent.id, limit: 2 }))).toHaveLength(2);
         expect((await read((tx) => tx.wakeups.openForTask(task.id))).map((w) => w.id).sort()).toEqual([onTask.id, retry.id].sort());
-        expect(await read((tx) => tx.wakeups.countByStatus())).toMatchObject({ queued: 1, scheduled_retry: 1, finished: 1 });
+        expect(await query((tx) => tx.wakeups.countByStatus())).toMatchObject({ queued: 1, scheduled_retry: 1, finished: 1 });
         expect((await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 1))).map((w) => w.id)).toEqual([retry.id]);
         expect(await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 2))).toEqual([]);
         expect(await write((tx) => tx.wakeups.cancelUnclaimedOf(agent.id, 'test', now + 3))).toEqual([
@@ -515,8 +516,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
           await tx.comments.insert(first!);
           await tx.approvals.insert(approval);
         });
-        expect((await read((tx) => tx.comments.listByTask(task.id))).map((c) => c.id)).toEqual([first!.id, second!.id]);
-        expect(await read((tx) => tx.comments.listByTask(task.id, now))).toEqual([]);
+        expect((await query((tx) => tx.comments.listByTask(task.id))).map((c) => c.id)).toEqual([first!.id, second!.id]);
+        expect(await query((tx) => tx.comments.listByTask(task.id, now))).toEqual([]);
         expect(await read((tx) => tx.comments.get(first!.id))).toEqual(first);
         expect(await read((tx) => tx.approvals.pendingForTask(task.id))).toEqual(approval);
         const resolved = await race(store, RACERS, (tx, i) => tx.approvals.resolve(approval.id, i % 2 ? 'approved' : 'rejected', null, now + 1));
@@ -598,12 +599,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const run = runRow(wakeup, now, { context_snapshot: { wakes: [] }, status: 'running', started_at: now });
         await write(async (tx) => { await tx.wakeups.insert(wakeup); await tx.runs.insert(run, 'hash-1'); });
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject(run);
-        expect((await read((tx) => tx.runs.byTokenHash('hash-1')))?.id).toBe(run.id);
+        expect((await query((tx) => tx.runs.byTokenHash('hash-1')))?.id).toBe(run.id);
         expect(await read((tx) => tx.runs.get(run.id))).not.toHaveProperty('run_token_hash');
         const closed = await write(async (tx) => tx.runs.close(run.id,
           { status: 'succeeded', result_json: { ok: true }, error: null, cost_usd: 0.5, finished_at: now + 10 }, null, await lease(tx, agent.id)));
         expect(closed).toEqual({ closed: true, madeProgress: null, checkoutWaiters: null });
-        expect(await read((tx) => tx.runs.byTokenHash('hash-1'))).toBeUndefined();
+        expect(await query((tx) => tx.runs.byTokenHash('hash-1'))).toBeUndefined();
         expect(await read((tx) => tx.runs.get(run.id))).toMatchObject({ status: 'succeeded', result_json: { ok: true }, cost_usd: 0.5, finished_at: now + 10 });
       });
 
@@ -691,7 +692,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect((await read((tx) => tx.runs.recentForTask(agent.id, task.id, 5))).map((r) => r.id)).toEqual([first.id]);
         expect(await read((tx) => tx.runs.countStartedSince(agent.id, now))).toBe(3);
         expect(await read((tx) => tx.runs.costSince(agent.id, now))).toBe(1.25);
-        expect(await read((tx) => tx.runs.countByStatus())).toEqual({ succeeded: 1, failed: 1, running: 1 });
+        expect(await query((tx) => tx.runs.countByStatus())).toEqual({ succeeded: 1, failed: 1, running: 1 });
         expect((await read((tx) => tx.runs.list({ wakeup_id: wakeup.id, status: 'running' }))).map((r) => r.id)).toEqual([open.id]);
         expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 42, session_pgid: 42, session_start_time: 'start' }))).toBe(true);
         expect(await write((tx) => tx.runs.recordSession(open.id, { session_pid: 43, session_pgid: 43, session_start_time: 'later' }))).toBe(false);
@@ -728,7 +729,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const won = (await race(store, 4, (tx) => tx.routines.claimTicks(claims(), now + 1))).flat();
         expect(won.map((w) => w.triggerId).sort()).toEqual(triggers.map((t) => t.id).sort());
         expect(won.every((w) => w.recorded)).toBe(true);
-        expect(await read((tx) => tx.routines.runsOf(routine.id, 100))).toHaveLength(triggers.length);
+        expect(await query((tx) => tx.routines.runsOf(routine.id, 100))).toHaveLength(triggers.length);
         for (const t of triggers) expect((await read((tx) => tx.routines.getTrigger(t.id)))!.next_run_at).toBe(now + 60_000);
       });
 
@@ -788,7 +789,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const inserted = await race(store, RACERS, (tx) =>
           tx.routines.insertRun(routineRunRow(routine, now, { trigger_id: trigger.id, source: 'cron', scheduled_for: now })));
         expect(inserted.filter(Boolean)).toHaveLength(1);
-        expect(await read((tx) => tx.routines.runsOf(routine.id, 10))).toHaveLength(1);
+        expect(await query((tx) => tx.routines.runsOf(routine.id, 10))).toHaveLength(1);
       });
 
       it('a routine run is recorded once per (trigger, delivery id) until the delivery is retired', async () => {
@@ -801,7 +802,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write((tx) => tx.routines.retireDeliveryBefore(trigger.id, 'dlv-1', now));
         expect(await read((tx) => tx.routines.runByDelivery(trigger.id, 'dlv-1'))).toBeUndefined();
         expect(await write((tx) => tx.routines.insertRun(delivery(now + 1)))).toBe(true);
-        expect((await read((tx) => tx.routines.triggerByPublicId('pub_1')))?.id).toBe(trigger.id);
+        expect((await query((tx) => tx.routines.triggerByPublicId('pub_1')))?.id).toBe(trigger.id);
       });
 
       it('lists runs newest first and open runs oldest first, with ties in the same millisecond broken by id', async () => {
@@ -809,7 +810,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         const [a, b, c] = idsInMintOrder('rrn', 3).map((id) => routineRunRow(routine, now, { id, status: 'dispatched' }));
         await write(async (tx) => { for (const r of [c!, a!, b!]) await tx.routines.insertRun(r); });
         expect((await read((tx) => tx.routines.openRunsOf(routine.id))).map((r) => r.id)).toEqual([a!.id, b!.id, c!.id]);
-        expect((await read((tx) => tx.routines.runsOf(routine.id, 10))).map((r) => r.id)).toEqual([c!.id, b!.id, a!.id]);
+        expect((await query((tx) => tx.routines.runsOf(routine.id, 10))).map((r) => r.id)).toEqual([c!.id, b!.id, a!.id]);
         expect(await write((tx) => tx.routines.settleRun(a!.id, { outcome: 'succeeded', completed_at: now + 1 }))).toMatchObject({ outcome: 'succeeded' });
         expect((await read((tx) => tx.routines.openRunsOf(routine.id))).map((r) => r.id)).toEqual([b!.id, c!.id]);
       });
@@ -1043,7 +1044,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
           expect(await tx.workspaces.edit('ws_missing', { name: 'x' })).toBeUndefined();
         });
         expect((await read((tx) => tx.workspaces.list())).map((w) => w.name)).toEqual(['Acme 2']);
-        expect((await read((tx) => tx.projects.list(workspace.id))).map((p) => p.name)).toEqual(['Launch 2']);
+        expect((await query((tx) => tx.projects.list(workspace.id))).map((p) => p.name)).toEqual(['Launch 2']);
         expect(await read((tx) => tx.agents.get(agent.id))).toMatchObject({ name: 'Worker 2', warnings: ['w'] });
       });
 
@@ -1064,9 +1065,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write(async (tx) => {
           for (const code of ['a', 'b', 'a']) await tx.activity.insert({ workspace_id: workspace.id, code, message: code }, now);
         });
-        expect((await read((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['a', 'b', 'a']);
+        expect((await query((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['a', 'b', 'a']);
         expect(await read((tx) => tx.activity.countSince(workspace.id, 'a', now))).toBe(2);
-        expect(await read((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'b' }))).toHaveLength(1);
+        expect(await query((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'b' }))).toHaveLength(1);
       });
 
       it('inbox items list newest first (ties by id) and resolve by reference', async () => {
@@ -1076,12 +1077,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
           status: 'open' as const, created_at: now,
         }));
         await write(async (tx) => { await tx.inbox.insert(newer!); await tx.inbox.insert(older!); });
-        expect((await read((tx) => tx.inbox.list(workspace.id))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
+        expect((await query((tx) => tx.inbox.list(workspace.id))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
         await write((tx) => tx.inbox.resolveByRef(older!.ref_id));
-        expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
-        expect((await read((tx) => tx.inbox.list(workspace.id, 'resolved'))).map((i) => i.id)).toEqual([older!.id]);
-        expect((await read((tx) => tx.inbox.list(undefined, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
-        expect((await read((tx) => tx.inbox.list(undefined))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
+        expect((await query((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await query((tx) => tx.inbox.list(workspace.id, 'resolved'))).map((i) => i.id)).toEqual([older!.id]);
+        expect((await query((tx) => tx.inbox.list(undefined, 'open'))).map((i) => i.id)).toEqual([newer!.id]);
+        expect((await query((tx) => tx.inbox.list(undefined))).map((i) => i.id)).toEqual([newer!.id, older!.id]);
       });
 
       it('an inbox item is read by id and resolved once by id; only an open one resolves', async () => {
@@ -1097,7 +1098,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.inbox.resolve(first!.id))).toBe(false);
         expect(await write((tx) => tx.inbox.resolve('inb_missing'))).toBe(false);
         expect((await read((tx) => tx.inbox.get(first!.id)))?.status).toBe('resolved');
-        expect((await read((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([second!.id]);
+        expect((await query((tx) => tx.inbox.list(workspace.id, 'open'))).map((i) => i.id)).toEqual([second!.id]);
       });
 
       it('a continuation summary is one per (agent, scope), replaced on upsert', async () => {
@@ -1105,7 +1106,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write((tx) => tx.summaries.upsert(summary));
         await write((tx) => tx.summaries.upsert({ ...summary, content: 'v2', updated_at: now + 1 }));
         expect(await read((tx) => tx.summaries.get('agt_1', 'task:t1'))).toMatchObject({ content: 'v2' });
-        expect(await read((tx) => tx.summaries.listForAgent('agt_1'))).toHaveLength(1);
+        expect(await query((tx) => tx.summaries.listForAgent('agt_1'))).toHaveLength(1);
       });
     });
 
@@ -1144,7 +1145,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         await write(async (tx) => { for (const w of [...rows].reverse()) await tx.wakeups.insert(w); });
         expect((await read((tx) => tx.wakeups.listOpen(agent.id))).map((w) => w.id)).toEqual(rows.map((w) => w.id));
         expect((await read((tx) => tx.wakeups.listOpen())).map((w) => w.id)).toEqual(rows.map((w) => w.id));
-        expect((await read((tx) => tx.wakeups.list({ agent_id: agent.id }))).map((w) => w.id)).toEqual(rows.map((w) => w.id).reverse());
+        expect((await query((tx) => tx.wakeups.list({ agent_id: agent.id }))).map((w) => w.id)).toEqual(rows.map((w) => w.id).reverse());
       });
 
       it('runs written in the same millisecond list newest first, however they were inserted', async () => {
@@ -1183,8 +1184,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
           await lease(tx, agents[0]!.id);
         });
         expect(ids(await read((tx) => tx.workspaces.list()))).toEqual(ids(workspaces));
-        expect(ids(await read((tx) => tx.projects.list(ws)))).toEqual(ids(projects));
-        expect(ids(await read((tx) => tx.projects.list(undefined)))).toEqual(ids(projects));
+        expect(ids(await query((tx) => tx.projects.list(ws)))).toEqual(ids(projects));
+        expect(ids(await query((tx) => tx.projects.list(undefined)))).toEqual(ids(projects));
         expect(ids(await read((tx) => tx.agents.list({ workspace_id: ws })))).toEqual(ids(agents));
         expect(ids(await read((tx) => tx.agents.list({})))).toEqual(ids(agents));
         expect((await read((tx) => tx.agents.coordinatorOf(ws)))?.id).toBe(agents[0]!.id);

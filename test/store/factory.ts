@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { createInspector, createStore, type StoreHooks } from '../../src/persistence/createStore.js';
 import type { Inspector } from '../../src/persistence/inspector.js';
-import type { Store, Tx } from '../../src/persistence/store.js';
+import type { Reads, Store, Tx } from '../../src/persistence/store.js';
 
 /** A store under test, with the clock it reads and the events it delivered after commit. */
 export interface StoreUnderTest {
@@ -103,6 +103,7 @@ export function storePerTest(factory: StoreFactory) {
   return {
     write: <T>(work: (tx: Tx) => Promise<T>) => sut!.store.transaction(work),
     read: <T>(work: (tx: Tx) => Promise<T>) => sut!.store.read(work),
+    query: <T>(work: (reads: Reads) => Promise<T>) => sut!.store.query(work),
     clockNow: () => sut!.clock.now,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/domain/events.js';
-import type { Store, Tx } from '../../src/persistence/store.js';
+import type { Reads, Store, Tx } from '../../src/persistence/store.js';
 import type { StoreFactory, StoreUnderTest } from './factory.js';
 import { agentRow, routineRow, runRow, seedAgent, triggerRow, wakeupRow } from './rows.js';
 
@@ -29,6 +29,7 @@ export function leaseContract(name: string, factory: StoreFactory): void {
     let now: number;
     const write = <T>(work: (tx: Tx) => Promise<T>) => store.transaction(work);
     const read = <T>(work: (tx: Tx) => Promise<T>) => store.read(work);
+    const query = <T>(work: (reads: Reads) => Promise<T>) => store.query(work);
 
     beforeEach(async () => {
       sut = await factory();
@@ -170,7 +171,7 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect(await write((tx) => tx.replicas.register('r1', now, now + 15_000))).toBe(true);
         expect(await write((tx) => tx.replicas.register('r1', now + 1, now + 15_001))).toBe(false);
         expect(await write((tx) => tx.replicas.register('r1', now + 15_000, now + 30_000))).toBe(true);
-        expect(await read((tx) => tx.replicas.list(now + 15_000))).toEqual([
+        expect(await query((tx) => tx.replicas.list(now + 15_000))).toEqual([
           { id: 'r1', started_at: now + 15_000, heartbeat_at: now + 15_000, expires_at: now + 30_000, agents_owned: 0 }]);
       });
 
@@ -189,8 +190,8 @@ export function leaseContract(name: string, factory: StoreFactory): void {
         expect(beat.orphans).toBe(2);
         expect((await read((tx) => tx.replicas.orphans(now + 6_000))).sort()).toEqual([second.id, goneRunning.id].sort());
         expect(await read((tx) => tx.leases.leaseOf(first.id))).toMatchObject({ owner_id: A, expires_at: now + 21_000 });
-        expect(await read((tx) => tx.replicas.list(now + 6_000))).toMatchObject([{ id: A, heartbeat_at: now + 6_000, expires_at: now + 21_000, agents_owned: 1 }]);
-        expect(await read((tx) => tx.replicas.holders([first.id, second.id], now + 6_000))).toEqual(new Map([[first.id, A]]));
+        expect(await query((tx) => tx.replicas.list(now + 6_000))).toMatchObject([{ id: A, heartbeat_at: now + 6_000, expires_at: now + 21_000, agents_owned: 1 }]);
+        expect(await query((tx) => tx.replicas.holders([first.id, second.id], now + 6_000))).toEqual(new Map([[first.id, A]]));
       });
 
       it('only an expired or missing lease is taken over, epoch + 1; of replicas racing for it, one wins', async () => {
@@ -214,7 +215,7 @@ export function leaseContract(name: string, factory: StoreFactory): void {
           await tx.leases.release(A, now + 1);
           await tx.replicas.leave(A, now + 1);
         });
-        expect(await read((tx) => tx.replicas.list(now + 1))).toEqual([]);
+        expect(await query((tx) => tx.replicas.list(now + 1))).toEqual([]);
         expect(await read((tx) => tx.replicas.orphans(now + 1))).toContain(first.id);
       });
     });

@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 export function quotaContract(name: string, factory: StoreFactory): void {
   describe(`Store quota and transcript contract: ${name}`, () => {
     let now: number;
-    const { write, read, clockNow } = storePerTest(factory);
+    const { write, read, query, clockNow } = storePerTest(factory);
     const exhaustion = (resetIn: number, run = 'run_a') => ({
       key: 'claude_code:default', kind: 'claude_code', exhausted_until: now + resetIn, release_at: now + resetIn + 30_000,
       reason: "You've hit your limit", run_id: run, sharing: 3, at: now,
@@ -79,7 +79,7 @@ export function quotaContract(name: string, factory: StoreFactory): void {
       const run = await seededRun();
       await write((tx) => tx.transcripts.append(run.id, [entry(1, 'one'), entry(2, 'two')], 1000));
       await write((tx) => tx.transcripts.append(run.id, [entry(2, 'two'), entry(3, 'three')], 1000));
-      expect(await read((tx) => tx.transcripts.list(run.id))).toEqual([
+      expect(await query((tx) => tx.transcripts.list(run.id))).toEqual([
         { seq: 1, at: now + 1, stream: 'stdout', type: 'line', text: 'one' },
         { seq: 2, at: now + 2, stream: 'stdout', type: 'line', text: 'two' },
         { seq: 3, at: now + 3, stream: 'stdout', type: 'line', text: 'three' },
@@ -91,7 +91,7 @@ export function quotaContract(name: string, factory: StoreFactory): void {
       const run = await seededRun();
       await write((tx) => tx.transcripts.append(run.id, [entry(1, 'aaaa'), entry(2, 'bbbb'), entry(3, 'cccc')], 10));
       await write((tx) => tx.transcripts.append(run.id, [entry(4, 'dddd')], 10));
-      expect((await read((tx) => tx.transcripts.list(run.id))).map((e) => e.text)).toEqual(['cccc', 'dddd']);
+      expect((await query((tx) => tx.transcripts.list(run.id))).map((e) => e.text)).toEqual(['cccc', 'dddd']);
       expect((await read((tx) => tx.runs.get(run.id)))?.transcript_truncated).toBe(true);
     });
   });

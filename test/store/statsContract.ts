@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUCKET_MS } from '../../src/domain/stats.js';
 import type { Agent, Wakeup, Workspace } from '../../src/domain/types.js';
-import type { StatsScope, Tx } from '../../src/persistence/store.js';
+import type { Reads, StatsScope, Tx } from '../../src/persistence/store.js';
 import type { StoreFactory, StoreUnderTest } from './factory.js';
 import { agentRow, runRow, seedAgent, wakeupRow } from './rows.js';
 
@@ -22,7 +22,7 @@ export function statsContract(name: string, factory: StoreFactory): void {
     let other: Agent;
     let elsewhere: Agent;
     const write = <T>(work: (tx: Tx) => Promise<T>) => sut.store.transaction(work);
-    const read = <T>(work: (tx: Tx) => Promise<T>) => sut.store.read(work);
+    const query = <T>(work: (reads: Reads) => Promise<T>) => sut.store.query(work);
 
     beforeEach(async () => {
       sut = await factory();
@@ -56,7 +56,7 @@ export function statsContract(name: string, factory: StoreFactory): void {
       await ended(worker, 'finished', t0 - 1);
       await ended(worker, 'finished', t0 + 3 * MINUTE);
 
-      const counts = await read((tx) => tx.stats.wakeupOutcomes(scope(t0, t0 + 3 * MINUTE), 'minute'));
+      const counts = await query((tx) => tx.stats.wakeupOutcomes(scope(t0, t0 + 3 * MINUTE), 'minute'));
       expect(counts).toEqual([
         { bucket: t0, status: 'finished', count: 2 },
         { bucket: t0, status: 'skipped', count: 1 },
@@ -65,7 +65,7 @@ export function statsContract(name: string, factory: StoreFactory): void {
         { bucket: t0 + 2 * MINUTE, status: 'coalesced', count: 1 },
       ]);
 
-      const mine = await read((tx) => tx.stats.wakeupOutcomes(scope(t0, t0 + 3 * MINUTE, worker.id), 'hour'));
+      const mine = await query((tx) => tx.stats.wakeupOutcomes(scope(t0, t0 + 3 * MINUTE, worker.id), 'hour'));
       expect(mine).toEqual([
         { bucket: t0, status: 'coalesced', count: 1 },
         { bucket: t0, status: 'failed', count: 1 },
@@ -83,12 +83,12 @@ export function statsContract(name: string, factory: StoreFactory): void {
       await cost(elsewhere, 9, midnight + 2);
       await cost(worker, 7, midnight - 1);
 
-      const days = await read((tx) => tx.stats.costs(scope(midnight, midnight + 3 * DAY), 'day'));
+      const days = await query((tx) => tx.stats.costs(scope(midnight, midnight + 3 * DAY), 'day'));
       expect(days).toEqual([
         { bucket: midnight, cost_usd: 0.75, runs: 2 },
         { bucket: midnight + 2 * DAY, cost_usd: 1.5, runs: 1 },
       ]);
-      const workers = await read((tx) => tx.stats.costs(scope(midnight, midnight + 3 * DAY, worker.id), 'day'));
+      const workers = await query((tx) => tx.stats.costs(scope(midnight, midnight + 3 * DAY, worker.id), 'day'));
       expect(workers).toEqual([
         { bucket: midnight, cost_usd: 0.25, runs: 1 },
         { bucket: midnight + 2 * DAY, cost_usd: 1.5, runs: 1 },
@@ -114,15 +114,15 @@ export function statsContract(name: string, factory: StoreFactory): void {
       await run(worker, { status: 'succeeded', started_at: to, finished_at: to + MINUTE });
       await run(elsewhere, { status: 'succeeded', started_at: from + MINUTE, finished_at: from + 2 * MINUTE });
 
-      const spans = await read((tx) => tx.stats.runSpans(scope(from, to), 10));
+      const spans = await query((tx) => tx.stats.runSpans(scope(from, to), 10));
       expect(spans).toEqual([
         { id: longRunning, agent_id: worker.id, status: 'running', started_at: from - 120 * MINUTE, finished_at: null },
         { id: spanning, agent_id: worker.id, status: 'succeeded', started_at: from - 5 * MINUTE, finished_at: from + MINUTE },
         { id: failed, agent_id: worker.id, status: 'failed', started_at: from + 10 * MINUTE, finished_at: from + 11 * MINUTE },
         { id: running, agent_id: other.id, status: 'running', started_at: from + 20 * MINUTE, finished_at: null },
       ]);
-      expect((await read((tx) => tx.stats.runSpans(scope(from, to, worker.id), 10))).map((s) => s.id)).toEqual([longRunning, spanning, failed]);
-      expect((await read((tx) => tx.stats.runSpans(scope(from, to), 2))).map((s) => s.id)).toEqual([longRunning, spanning]);
+      expect((await query((tx) => tx.stats.runSpans(scope(from, to, worker.id), 10))).map((s) => s.id)).toEqual([longRunning, spanning, failed]);
+      expect((await query((tx) => tx.stats.runSpans(scope(from, to), 2))).map((s) => s.id)).toEqual([longRunning, spanning]);
     });
   });
 }

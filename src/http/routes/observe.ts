@@ -6,7 +6,7 @@ import { hasZeroDailyCap } from '../../domain/dailyCaps.js';
 import { explainWakeup, type ExplainInput, type FoldTarget } from '../../domain/explain.js';
 import { ActivityQuery, Id, InboxQuery, RunListQuery, WakeupListQuery } from '../../domain/schemas.js';
 import type { Agent, Wakeup } from '../../domain/types.js';
-import type { Tx } from '../../persistence/store.js';
+import type { Reads } from '../../persistence/store.js';
 import {
   ActivityEntrySchema, InboxItemSchema, QuotaSchema, RunSchema, TranscriptSchema, WakeupDetailSchema, WakeupSchema,
 } from '../../domain/responseSchemas.js';
@@ -34,7 +34,7 @@ export function observeRoutes(ctx: AppContext) {
     r.get('/api/office/wakeups', { schema: {
       ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS }),
       querystring: WakeupListQuery }, config: { access: 'read' } }, async (req) =>
-      ctx.store.read(async (tx) => {
+      ctx.store.query(async (tx) => {
         const wakeups = await tx.wakeups.list(req.query as never);
         const actorOf = actorsForExplain(ctx, tx);
         return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w, actorOf) })));
@@ -42,7 +42,7 @@ export function observeRoutes(ctx: AppContext) {
     r.get('/api/office/wakeups/:id', { schema: {
       ...operation({ operationId: 'explainWakeup', summary: 'Read a wakeup with its explanation and its decisions', tag: 'Wakeups', success: { 200: WakeupDetailSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      ctx.store.read(async (tx) => {
+      ctx.store.query(async (tx) => {
         const wakeup = await tx.wakeups.get(req.params.id) ?? throwNotFound('wakeup', req.params.id);
         const activity = await tx.activity.list({ wakeup_id: wakeup.id, limit: 50 });
         return { ...toApi(wakeup), explain: await explain(ctx, tx, wakeup), activity: toApi(activity) };
@@ -51,19 +51,19 @@ export function observeRoutes(ctx: AppContext) {
     r.get('/api/office/runs', { schema: {
       ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS }),
       querystring: RunListQuery }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.runs.list(req.query))));
+      toApi(await ctx.store.query((tx) => tx.runs.list(req.query))));
     r.get('/api/office/runs/:id', { schema: {
       ...operation({ operationId: 'getRun', summary: 'Read a run', tag: 'Runs', success: { 200: RunSchema }, errors: READ_ERRORS,
         description: 'A run token may read only its own agent\'s runs.' }),
       params: IdParams }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
+      toApi(await ctx.store.query((tx) => tx.runs.get(req.params.id)) ?? throwNotFound('run', req.params.id)));
 
     r.get('/api/office/runs/:id/transcript', { schema: {
       ...operation({ operationId: 'getRunTranscript', summary: 'What a run\'s session printed, parsed into events', tag: 'Runs', success: { 200: TranscriptSchema }, errors: READ_ERRORS,
         description: 'Answers while the run runs (at most half a second behind the event stream, which carries new events live as `transcript` items). '
           + 'A run keeps its last OFFICE_TRANSCRIPT_MAX_BYTES; past that `truncated` is true.' }),
       params: IdParams }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
-      ctx.store.read(async (tx) => {
+      ctx.store.query(async (tx) => {
         const run = await tx.runs.get(req.params.id) ?? throwNotFound('run', req.params.id);
         // `at` is a time whose name toApi does not recognise (it converts `*_at`).
         const events = (await tx.transcripts.list(run.id)).map((event) => ({ ...event, at: new Date(event.at).toISOString() }));
@@ -87,12 +87,12 @@ export function observeRoutes(ctx: AppContext) {
     r.get('/api/office/activity', { schema: {
       ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),
       querystring: ActivityQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.activity.list(req.query))));
+      toApi(await ctx.store.query((tx) => tx.activity.list(req.query))));
     r.get('/api/office/inbox', { schema: {
       ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS,
         description: `Newest first: every open item, and the newest ${RESOLVED_INBOX_ITEMS_LISTED} resolved ones, so that resolved items never crowd an open one out.` }),
       querystring: InboxQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.inbox.list(req.query.workspace_id, req.query.status))));
+      toApi(await ctx.store.query((tx) => tx.inbox.list(req.query.workspace_id, req.query.status))));
     r.post('/api/office/inbox/:id/resolve', { schema: {
       ...operation({ operationId: 'resolveInboxItem', summary: 'Mark an inbox item (an agent error) as dealt with', tag: 'Activity', success: { 200: InboxItemSchema }, errors: WRITE_ERRORS,
         description: 'An approval is decided with `POST /api/office/approvals/:id/resolve`, not here (409), and an item already resolved is a 409.' }),
@@ -107,22 +107,22 @@ type ActorOf = (agentId: string, agent: Agent | undefined) => Promise<ExplainInp
  * The actor explain reads for an agent: live where it runs here; elsewhere (another replica holds
  * it, or none does) what it would say, from the database, read once per agent for a whole list.
  */
-function actorsForExplain(ctx: AppContext, tx: Tx): ActorOf {
+function actorsForExplain(ctx: AppContext, reads: Reads): ActorOf {
   const fromRows = new Map<string, Promise<ExplainInput['actor']>>();
   return async (agentId, agent) => {
     const here = ctx.supervisor.view(agentId);
     if (here || !agent) return here;
     let read = fromRows.get(agentId);
-    if (!read) fromRows.set(agentId, read = actorFromRows(ctx, tx, agent));
+    if (!read) fromRows.set(agentId, read = actorFromRows(ctx, reads, agent));
     return read;
   };
 }
 
-async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup, actorOf: ActorOf = actorsForExplain(ctx, tx)): Promise<string> {
-  const agent = await tx.agents.get(wakeup.agent_id);
-  const task = wakeup.task_id ? await tx.tasks.get(wakeup.task_id) : undefined;
-  const assignee = task?.assignee_agent_instance_id ? await tx.agents.get(task.assignee_agent_instance_id) : undefined;
-  const [latest] = await tx.activity.list({ wakeup_id: wakeup.id, limit: 1 });
+async function explain(ctx: AppContext, reads: Reads, wakeup: Wakeup, actorOf: ActorOf = actorsForExplain(ctx, reads)): Promise<string> {
+  const agent = await reads.agents.get(wakeup.agent_id);
+  const task = wakeup.task_id ? await reads.tasks.get(wakeup.task_id) : undefined;
+  const assignee = task?.assignee_agent_instance_id ? await reads.agents.get(task.assignee_agent_instance_id) : undefined;
+  const [latest] = await reads.activity.list({ wakeup_id: wakeup.id, limit: 1 });
   return explainWakeup({
     wakeup,
     agentName: agent?.name ?? wakeup.agent_id,
@@ -132,16 +132,16 @@ async function explain(ctx: AppContext, tx: Tx, wakeup: Wakeup, actorOf: ActorOf
     lastDecision: latest?.message ?? null,
     assigneeName: assignee?.name ?? null,
     coalescedIntoId: wakeup.coalesced_into_id,
-    foldedInto: await foldTargetOf(tx, wakeup),
+    foldedInto: await foldTargetOf(reads, wakeup),
     now: ctx.clock.now(),
   });
 }
 
-async function foldTargetOf(tx: Tx, wakeup: Wakeup): Promise<FoldTarget | null> {
+async function foldTargetOf(reads: Reads, wakeup: Wakeup): Promise<FoldTarget | null> {
   if (wakeup.status !== 'coalesced' || !wakeup.coalesced_into_id) return null;
-  const target = await tx.wakeups.get(wakeup.coalesced_into_id);
+  const target = await reads.wakeups.get(wakeup.coalesced_into_id);
   if (!target) return null;
-  const linked = wakeup.run_id ? await tx.runs.get(wakeup.run_id) : undefined;
+  const linked = wakeup.run_id ? await reads.runs.get(wakeup.run_id) : undefined;
   return {
     status: target.status, skip_reason: target.skip_reason, cancel_reason: target.cancel_reason, run_id: target.run_id,
     linkedRun: linked ? { status: linked.status, finished_at: linked.finished_at } : null,

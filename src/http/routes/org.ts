@@ -13,7 +13,7 @@ import { provenanceOf } from '../../domain/provenance.js';
 import type { Agent, Workspace } from '../../domain/types.js';
 import { cooldownFromRows } from '../../actors/supervisor.js';
 import { describeAgentActor } from '../../machines/agent.js';
-import type { Tx } from '../../persistence/store.js';
+import type { Reads } from '../../persistence/store.js';
 import {
   AgentSchema, ContinuationSummarySchema, ProjectSchema, WakeResponseSchema, WorkspaceSchema,
 } from '../../domain/responseSchemas.js';
@@ -34,7 +34,7 @@ export function orgRoutes(ctx: AppContext) {
       body: CreateWorkspaceBody }, config: { access: 'admin' } }, async (req, reply) =>
       reply.code(201).send(workspaceView(await ctx.org.createWorkspace(req.body))));
     r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { access: 'read', agentRead: 'workspaces' } }, async () =>
-      (await ctx.store.read((tx) => tx.workspaces.list())).map(workspaceView));
+      (await ctx.store.query((tx) => tx.workspaces.list())).map(workspaceView));
     r.get('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read', agentRead: 'workspaces' } }, async (req) =>
@@ -58,11 +58,11 @@ export function orgRoutes(ctx: AppContext) {
     r.get('/api/office/projects', { schema: {
       ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.projects.list(req.query.workspace_id))));
+      toApi(await ctx.store.query((tx) => tx.projects.list(req.query.workspace_id))));
     r.get('/api/office/projects/:id', { schema: {
       ...operation({ operationId: 'getProject', summary: 'Read a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.projects.get(req.params.id)) ?? throwNotFound('project', req.params.id)));
+      toApi(await ctx.store.query((tx) => tx.projects.get(req.params.id)) ?? throwNotFound('project', req.params.id)));
     r.patch('/api/office/projects/:id', { schema: {
       ...operation({ operationId: 'updateProject', summary: 'Change a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchProjectBody }, config: { access: 'admin' } }, async (req) =>
@@ -77,11 +77,11 @@ export function orgRoutes(ctx: AppContext) {
     r.get('/api/office/agents', { schema: {
       ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      agentViews(ctx, await ctx.store.read((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))));
+      agentViews(ctx, await ctx.store.query((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))));
     r.get('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'getAgent', summary: 'Read an agent, with its live actor', tag: 'Agents', success: { 200: AgentSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      await agentView(ctx, await ctx.store.read((tx) => existingAgent(tx, req.params.id))));
+      await agentView(ctx, await ctx.store.query((tx) => existingAgent(tx, req.params.id))));
     r.patch('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'updateAgent', summary: 'Change, pause or resume an agent', tag: 'Agents', success: { 200: AgentSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchAgentBody }, config: { access: 'pause_or_resume' } }, async (req) =>
@@ -113,7 +113,7 @@ export function orgRoutes(ctx: AppContext) {
     r.get('/api/office/agents/:id/summaries', { schema: {
       ...operation({ operationId: 'listAgentSummaries', summary: 'List an agent\'s continuation summaries', tag: 'Agents', success: { 200: z.array(ContinuationSummarySchema) }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read', agentRead: { ownerOf: 'agent' } } }, async (req) =>
-      toApi(await ctx.store.read(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
+      toApi(await ctx.store.query(async (tx) => tx.summaries.listForAgent((await existingAgent(tx, req.params.id)).id))));
   };
 }
 
@@ -145,8 +145,8 @@ function wakeKeyOf(bodyKey: string | undefined, headerKey: string | undefined): 
 }
 
 /** A deleted agent is gone from the API, like one that never existed. */
-async function existingAgent(tx: Tx, id: string): Promise<Agent> {
-  const agent = await tx.agents.get(id);
+async function existingAgent(reads: Reads, id: string): Promise<Agent> {
+  const agent = await reads.agents.get(id);
   if (!agent || agent.deleted_at !== null) throw notFound('agent', id);
   return agent;
 }
@@ -163,7 +163,7 @@ export async function agentView(ctx: AppContext, agent: Agent) {
 export async function agentViews(ctx: AppContext, agents: Agent[]) {
   const here = replicaHere(ctx);
   const away = agents.filter((agent) => ctx.supervisor.view(agent.id) === null).map((agent) => agent.id);
-  const remote = away.length === 0 ? new Map<string, HeldElsewhere>() : await ctx.store.read((tx) => heldElsewhere(ctx, tx, away));
+  const remote = away.length === 0 ? new Map<string, HeldElsewhere>() : await ctx.store.query((tx) => heldElsewhere(ctx, tx, away));
   return agents.map((agent) => {
     const local = ctx.supervisor.view(agent.id);
     const there = remote.get(agent.id);
@@ -183,11 +183,11 @@ interface HeldElsewhere {
 }
 
 /** Of `agentIds`, those whose unexpired lease another replica holds: one read, and one per agent found. */
-async function heldElsewhere(ctx: AppContext, tx: Tx, agentIds: string[]): Promise<Map<string, HeldElsewhere>> {
+async function heldElsewhere(ctx: AppContext, reads: Reads, agentIds: string[]): Promise<Map<string, HeldElsewhere>> {
   const here = replicaHere(ctx);
   const found = new Map<string, HeldElsewhere>();
-  for (const [agentId, replica] of await tx.replicas.holders(agentIds, ctx.clock.now())) {
-    if (replica !== here) found.set(agentId, { replica, snapshot: await tx.snapshots.get(agentId) });
+  for (const [agentId, replica] of await reads.replicas.holders(agentIds, ctx.clock.now())) {
+    if (replica !== here) found.set(agentId, { replica, snapshot: await reads.snapshots.get(agentId) });
   }
   return found;
 }
@@ -198,11 +198,11 @@ async function heldElsewhere(ctx: AppContext, tx: Tx, agentIds: string[]): Promi
  * where a stored snapshot lags its actor: the cooldown (last_wakeup_finished_at + cooldown_sec, as a
  * restored actor rebuilds it), the sessions running (the agent's queued and running runs) and its concurrency.
  */
-export async function actorFromRows(ctx: AppContext, tx: Tx, agent: Agent) {
-  const elsewhere = (await heldElsewhere(ctx, tx, [agent.id])).get(agent.id);
+export async function actorFromRows(ctx: AppContext, reads: Reads, agent: Agent) {
+  const elsewhere = (await heldElsewhere(ctx, reads, [agent.id])).get(agent.id);
   const cooldownUntil = cooldownFromRows(agent, ctx.clock.now());
   // A queued run holds a slot as a running one does: its session is starting.
-  const open = [...await tx.runs.list({ agent_id: agent.id, status: 'queued' }), ...await tx.runs.list({ agent_id: agent.id, status: 'running' })];
+  const open = [...await reads.runs.list({ agent_id: agent.id, status: 'queued' }), ...await reads.runs.list({ agent_id: agent.id, status: 'running' })];
   return {
     ...remoteActorView(agent, elsewhere?.snapshot),
     running: open.length,

@@ -37,7 +37,7 @@ export function routineRoutes(ctx: AppContext) {
     r.get('/api/office/routines', { schema: {
       ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: LIST_ERRORS }),
       querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      ctx.store.read(async (tx) => {
+      ctx.store.query(async (tx) => {
         const routines = await tx.routines.list({ workspace_id: req.query.workspace_id });
         return Promise.all(routines.map(async (routine) => ({
           ...toApi(routine),
@@ -72,7 +72,7 @@ export function routineRoutes(ctx: AppContext) {
     r.get('/api/office/routines/:id/runs', { schema: {
       ...operation({ operationId: 'listRoutineRuns', summary: 'List a routine\'s runs, newest first', tag: 'Routines', success: { 200: z.array(RoutineRunSchema) }, errors: READ_ERRORS }),
       params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) }, config: { access: 'read', agentRead: { ownerOf: 'routine' } } }, async (req) =>
-      ctx.store.read(async (tx) => {
+      ctx.store.query(async (tx) => {
         if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
         return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
       }));
@@ -102,7 +102,7 @@ export function routineRoutes(ctx: AppContext) {
     r.get('/api/office/routine-triggers/:id/preview', { schema: {
       ...operation({ operationId: 'previewRoutineTrigger', summary: 'The next fire times of a schedule trigger', tag: 'Routines', success: { 200: TriggerPreviewSchema }, errors: READ_ERRORS }),
       params: IdParams, querystring: PreviewQuery }, config: { access: 'read', agentRead: { ownerOf: 'routine_trigger' } } }, async (req) => {
-      const trigger = await ctx.store.read((tx) => tx.routines.getTrigger(req.params.id)) ?? throwNotFound('routine trigger', req.params.id);
+      const trigger = await ctx.store.query((tx) => tx.routines.getTrigger(req.params.id)) ?? throwNotFound('routine trigger', req.params.id);
       if (trigger.kind !== 'schedule') throw invalid('id', `trigger '${trigger.id}' is a ${trigger.kind} trigger; only schedule triggers have fire times`);
       const times = nextFireTimes(trigger.cron_expression!, trigger.timezone ?? 'UTC', new Date(ctx.clock.now()), req.query.count ?? 5);
       return { trigger_id: trigger.id, timezone: trigger.timezone, next_fire_times: times.map((t) => t.toISOString()) };
@@ -111,7 +111,7 @@ export function routineRoutes(ctx: AppContext) {
 }
 
 async function routineDetail(ctx: AppContext, id: string) {
-  return ctx.store.read(async (tx) => {
+  return ctx.store.query(async (tx) => {
     const routine: Routine = await tx.routines.get(id) ?? throwNotFound('routine', id);
     return {
       ...toApi(routine),

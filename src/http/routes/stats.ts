@@ -4,7 +4,7 @@ import {
   BUCKET_MS, MAX_TIMELINE_RUNS, StatsQuery, StatsSchema, TimelineQuery, TimelineSchema,
   costSeries, isRangeProblem, statsRange, timelineRange, wakeupSeries, type RangeProblem, type TimeRange,
 } from '../../domain/stats.js';
-import type { StatsScope, Tx } from '../../persistence/store.js';
+import type { Reads, StatsScope } from '../../persistence/store.js';
 import { invalid } from '../../services/errors.js';
 import type { AppContext } from '../context.js';
 import { READ_ERRORS, operation } from '../openapi.js';
@@ -23,7 +23,7 @@ export function statsRoutes(ctx: AppContext) {
       const range = rangeOrThrow(statsRange(req.query, ctx.clock.now()));
       const scope: StatsScope = { workspace_id: req.query.workspace_id, agent_id: req.query.agent_id, ...range };
       const { bucket } = req.query;
-      const [wakeups, costs] = await ctx.store.read(async (tx) => {
+      const [wakeups, costs] = await ctx.store.query(async (tx) => {
         await requireScope(tx, scope);
         return [await tx.stats.wakeupOutcomes(scope, bucket), await tx.stats.costs(scope, bucket)] as const;
       });
@@ -41,7 +41,7 @@ export function statsRoutes(ctx: AppContext) {
       querystring: TimelineQuery }, config: { access: 'read', agentRead: false } }, async (req) => {
       const range = rangeOrThrow(timelineRange(req.query, ctx.clock.now()));
       const scope: StatsScope = { workspace_id: req.query.workspace_id, agent_id: req.query.agent_id, ...range };
-      const runs = await ctx.store.read(async (tx) => {
+      const runs = await ctx.store.query(async (tx) => {
         await requireScope(tx, scope);
         return tx.stats.runSpans(scope, MAX_TIMELINE_RUNS + 1);
       });
@@ -59,10 +59,10 @@ function rangeOrThrow(range: TimeRange | RangeProblem): TimeRange {
 }
 
 /** An unknown workspace, or an agent of another workspace, is a 404 rather than empty charts. */
-async function requireScope(tx: Tx, scope: StatsScope): Promise<void> {
-  if (!(await tx.workspaces.get(scope.workspace_id))) throwNotFound('workspace', scope.workspace_id);
+async function requireScope(reads: Reads, scope: StatsScope): Promise<void> {
+  if (!(await reads.workspaces.get(scope.workspace_id))) throwNotFound('workspace', scope.workspace_id);
   if (scope.agent_id === undefined) return;
-  const agent = await tx.agents.get(scope.agent_id);
+  const agent = await reads.agents.get(scope.agent_id);
   if (!agent || agent.workspace_id !== scope.workspace_id) throwNotFound('agent', scope.agent_id);
 }
 

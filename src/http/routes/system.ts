@@ -31,7 +31,7 @@ export function systemRoutes(ctx: AppContext) {
     app.get('/api/office/replicas', { schema: operation({ operationId: 'listReplicas', summary: 'List the live replicas', tag: 'System',
       success: { 200: z.array(ReplicaSchema) }, errors: LIST_ERRORS,
       description: 'Every scheduler process on the database whose heartbeat has not expired, with the agents whose lease it holds.' }), config: { access: 'read' } }, async () => {
-      const replicas = await ctx.store.read((tx) => tx.replicas.list(ctx.clock.now()));
+      const replicas = await ctx.store.query((tx) => tx.replicas.list(ctx.clock.now()));
       return toApi(replicas.map(({ id, started_at, heartbeat_at, expires_at, agents_owned }) => ({ id, started_at, heartbeat_at, expires_at, agents_owned })));
     });
 

@@ -36,7 +36,7 @@ function commentAuthor(req: FastifyRequest, named: { author_type?: 'user' | 'age
 
 /** A run token acts only inside its own workspace, and moves only its own tasks. */
 async function taskForPrincipal(ctx: AppContext, req: FastifyRequest, taskId: string, mustBeAssignee: boolean): Promise<Task> {
-  const task = await ctx.store.read((tx) => tx.tasks.get(taskId));
+  const task = await ctx.store.query((tx) => tx.tasks.get(taskId));
   if (!task) throw notFound('task', taskId);
   const principal = req.principal;
   if (principal.kind === 'agent') {
@@ -67,11 +67,11 @@ export function taskRoutes(ctx: AppContext) {
       ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: LIST_ERRORS,
         description: 'Heavy routine tasks are left out unless `include_routine=true`.' }),
       querystring: TaskListQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.tasks.list(req.query))));
+      toApi(await ctx.store.query((tx) => tx.tasks.list(req.query))));
     r.get('/api/office/tasks/:id', { schema: {
       ...operation({ operationId: 'getTask', summary: 'Read a task', tag: 'Tasks', success: { 200: TaskSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.tasks.get(req.params.id)) ?? throwNotFound('task', req.params.id)));
+      toApi(await ctx.store.query((tx) => tx.tasks.get(req.params.id)) ?? throwNotFound('task', req.params.id)));
     r.patch('/api/office/tasks/:id', { schema: {
       ...operation({ operationId: 'updateTask', summary: 'Change a task (title, description, assignee, blockers)', tag: 'Tasks', success: { 200: TaskSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchTaskBody }, config: { access: 'member' } }, async (req) =>
@@ -93,7 +93,7 @@ export function taskRoutes(ctx: AppContext) {
     r.get('/api/office/tasks/:id/comments', { schema: {
       ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.comments.listByTask(req.params.id))));
+      toApi(await ctx.store.query((tx) => tx.comments.listByTask(req.params.id))));
 
     r.post('/api/office/approvals', { schema: {
       ...operation({ operationId: 'createApproval', summary: 'Request an approval', tag: 'Approvals', success: { 201: ApprovalSchema }, errors: WRITE_ERRORS }),
@@ -102,7 +102,7 @@ export function taskRoutes(ctx: AppContext) {
     r.get('/api/office/approvals/:id', { schema: {
       ...operation({ operationId: 'getApproval', summary: 'Read an approval', tag: 'Approvals', success: { 200: ApprovalSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.read((tx) => tx.approvals.get(req.params.id)) ?? throwNotFound('approval', req.params.id)));
+      toApi(await ctx.store.query((tx) => tx.approvals.get(req.params.id)) ?? throwNotFound('approval', req.params.id)));
     r.post('/api/office/approvals/:id/resolve', { schema: {
       ...operation({ operationId: 'resolveApproval', summary: 'Approve or reject', tag: 'Approvals', success: { 200: ApprovalSchema }, errors: WRITE_ERRORS,
         description: 'Resolving a task\'s approval moves the task: `approved` to DONE, `rejected` to IN_PROGRESS.' }),

@@ -60,7 +60,7 @@ export function webhookRoutes(ctx: AppContext) {
     const r = app.withTypeProvider<ZodTypeProvider>();
     r.post('/api/routine-triggers/:public_id/fire', { schema: {
       ...fireWebhookOperation, consumes: ['*/*'], params: Params, headers: DeliveryHeaders, body: AnyBody }, config: { access: 'public' } }, async (req, reply) => {
-      const trigger = await ctx.store.read((tx) => tx.routines.triggerByPublicId(req.params.public_id));
+      const trigger = await ctx.store.query((tx) => tx.routines.triggerByPublicId(req.params.public_id));
       if (!trigger || trigger.kind !== 'webhook') throw notFound('webhook trigger', req.params.public_id);
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const signed = { authorization: req.headers.authorization, signature256: header(req.raw.headers['x-hub-signature-256']), rawBody };

@@ -28,7 +28,6 @@ export interface WorkspaceRepo {
 export interface ProjectRepo {
   insert(project: Project): Promise<void>;
   get(id: string): Promise<Project | undefined>;
-  list(workspaceId: string | undefined): Promise<Project[]>;
   /** A person's edit of its fields, in one statement; the project as it is now, undefined when there is none. */
   edit(id: string, fields: Partial<Omit<Project, 'id' | 'created_at' | 'workspace_id'>>): Promise<Project | undefined>;
 }

@@ -95,10 +95,6 @@ export interface ReplicaRepo {
    * agent, one wins. Returns the leases taken.
    */
   takeOver(owner: string, agentIds: readonly string[], now: number, expiresAt: number): Promise<AgentLease[]>;
-  /** The live replicas at `now` (unexpired, or never expiring), by id, with the agents each holds. */
-  list(now: number): Promise<Replica[]>;
-  /** Who holds each of these agents at `now` (unexpired leases only). */
-  holders(agentIds: readonly string[], now: number): Promise<Map<string, string>>;
   /** The replica leaves: its row expires at `at` (its leases are released by leases.release). */
   leave(id: string, at: number): Promise<void>;
 }

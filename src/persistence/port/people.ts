@@ -55,12 +55,10 @@ export interface ActivityFilter {
 export interface ActivityRepo {
   insert(entry: NewActivity, at: number): Promise<void>;
   countSince(workspaceId: string, code: string, since: number): Promise<number>;
-  list(filter: ActivityFilter): Promise<ActivityEntry[]>;
 }
 
 export interface InboxRepo {
   insert(item: InboxItem): Promise<void>;
-  list(workspaceId: string | undefined, status?: InboxItem['status']): Promise<InboxItem[]>;
   resolveByRef(refId: string): Promise<void>;
   get(id: string): Promise<InboxItem | undefined>;
   /** Marks one open item resolved; false when it was not open (already resolved, or no such item). */

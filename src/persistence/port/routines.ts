@@ -55,7 +55,6 @@ export interface RoutineRepo {
   takeCarriedMissedTicks(id: string): Promise<MissedTicks | null>;
   insertTrigger(trigger: RoutineTrigger): Promise<void>;
   getTrigger(id: string): Promise<RoutineTrigger | undefined>;
-  triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;
   triggersOf(routineId: string): Promise<RoutineTrigger[]>;
   /** Edits a trigger while its routine is not archived, in one statement; the trigger as it is now, else undefined. */
   editTrigger(id: string, fields: TriggerFields): Promise<RoutineTrigger | undefined>;
@@ -83,7 +82,6 @@ export interface RoutineRepo {
    * has passed), so the same id fires again: one guarded UPDATE.
    */
   retireDeliveryBefore(triggerId: string, deliveryId: string, startedBefore: number): Promise<void>;
-  runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
   /**
    * Where a received run went (skipped, coalesced, a task, a wakeup) and its links, while it is still
    * `received`; false when another path routed it. Its outcome is written only by `settleRun`, which frees its slot.

@@ -81,7 +81,6 @@ export interface RunRepo {
    * wakeup), in the same statement on PostgreSQL: one round trip fewer on every success.
    */
   close(id: string, ended: RunEnding, progress: { taskId: string; since: number } | null, fence: Fence, finishesWakeup?: string | null): Promise<ClosedRun>;
-  byTokenHash(hash: string): Promise<Run | undefined>;
   attemptsOf(wakeupId: string): Promise<number>;
   /** The last run for this (agent, task) pair that ended, for the resume delta. */
   lastFinishedFor(agentId: string, taskId: string): Promise<Run | undefined>;
@@ -91,13 +90,11 @@ export interface RunRepo {
   /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
   recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
   costSince(agentId: string, since: number): Promise<number>;
-  countByStatus(): Promise<Record<string, number>>;
 }
 
 export interface SummaryRepo {
   get(agentId: string, scope: string): Promise<ContinuationSummary | undefined>;
   upsert(summary: ContinuationSummary): Promise<void>;
-  listForAgent(agentId: string): Promise<ContinuationSummary[]>;
 }
 
 /** One transcript event as stored (API.md, "Transcript"). */
@@ -115,5 +112,4 @@ export interface TranscriptRepo {
    * drops any, or when the caller dropped some before they were written (`droppedBefore`).
    */
   append(runId: string, entries: readonly TranscriptEntry[], maxBytes: number, droppedBefore?: boolean): Promise<void>;
-  list(runId: string): Promise<TranscriptEntry[]>;
 }

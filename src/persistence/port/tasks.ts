@@ -66,7 +66,6 @@ export interface TaskRepo {
 export interface CommentRepo {
   insert(comment: Comment): Promise<void>;
   get(id: string): Promise<Comment | undefined>;
-  listByTask(taskId: string, since?: number): Promise<Comment[]>;
 }
 
 export interface ApprovalRepo {

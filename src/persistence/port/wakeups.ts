@@ -90,7 +90,6 @@ export interface WakeupRepo {
   foldInto(wakeup: Wakeup, targetId: string, runId: string | null): Promise<{ wakeup: Wakeup; into: Wakeup } | null>;
   insert(wakeup: Wakeup): Promise<void>;
   get(id: string): Promise<Wakeup | undefined>;
-  list(filter: WakeupFilter): Promise<Wakeup[]>;
   findByKey(key: string): Promise<Wakeup | undefined>;
   /** Frees a key whose window has passed, so it can be used again. */
   retireKey(id: string): Promise<void>;
@@ -143,5 +142,4 @@ export interface WakeupRepo {
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */
   releaseDeferred(agentId: string, now: number): Promise<Wakeup[]>;
   openForTask(taskId: string): Promise<Wakeup[]>;
-  countByStatus(): Promise<Record<string, number>>;
 }

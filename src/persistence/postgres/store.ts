@@ -5,7 +5,7 @@ import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '.
 import { wallClock, type Clock } from '../../domain/clock.js';
 import type { StoreOptions } from '../shared/options.js';
 import { StorageOutage, type ProbeOutcome } from '../shared/outage.js';
-import type { StorageHealth, Store, Tx } from '../store.js';
+import type { Reads, StorageHealth, Store, Tx } from '../store.js';
 import { sharedRepos } from '../sql/repos.js';
 import { postgresDialect } from './dialect.js';
 import { migratePostgres } from './migrate.js';
@@ -52,7 +52,9 @@ export const numericTypes: pg.CustomTypesConfig = {
     NUMBER_TYPES.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-type Repos = Omit<Tx, 'emit' | 'afterCommit'> & { outbox: PgOutbox };
+/** What a unit's work is handed: the Tx, which is also the read side (Store.query) on the same connection. */
+type UnitTx = Tx & Reads;
+type Repos = Omit<UnitTx, 'emit' | 'afterCommit'> & { outbox: PgOutbox };
 
 /**
  * PostgreSQL behind the Store port. Each `transaction` or `read` takes a pooled connection and runs
@@ -168,6 +170,10 @@ export class PostgresStore implements Store {
     return this.unit('read', work);
   }
 
+  query<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
+    return this.unit('read', work);
+  }
+
   /**
    * One statement committed by itself (no BEGIN/COMMIT): the replica heartbeat. It runs on a
    * connection of its own, not the pool's: with the pool saturated (thousands of units waiting for
@@ -240,7 +246,7 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
-  private async unit<T>(kind: 'write' | 'read', work: (tx: Tx) => Promise<T>): Promise<T> {
+  private async unit<T>(kind: 'write' | 'read', work: (tx: UnitTx) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the store is closed');
     await this.whenReady();
     for (let attempt = 1; ; attempt++) {
@@ -337,7 +343,7 @@ export class PostgresStore implements Store {
     };
   }
 
-  private writableTx(repos: Repos, events: DomainEvent[], callbacks: (() => void)[]): Tx {
+  private writableTx(repos: Repos, events: DomainEvent[], callbacks: (() => void)[]): UnitTx {
     const { now } = this.options;
     return {
       ...repos,
@@ -373,7 +379,7 @@ function backendPid(client: pg.ClientBase): number {
   return (client as unknown as { processID: number }).processID;
 }
 
-function readOnlyTx(repos: Repos): Tx {
+function readOnlyTx(repos: Repos): UnitTx {
   return {
     ...repos,
     emit() {

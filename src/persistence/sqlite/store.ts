@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import pino, { type Logger } from 'pino';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../domain/clock.js';
-import type { StorageHealth, Store, Tx } from '../store.js';
+import type { Reads, StorageHealth, Store, Tx } from '../store.js';
 import { openDatabase } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
@@ -32,9 +32,12 @@ const MAX_BATCH_MS = 10;
 const IDLE_CHECKPOINT_MS = 500;
 
 
+/** What a unit's work is handed: the Tx, which is also the read side (Store.query) on the same connection. */
+type UnitTx = Tx & Reads;
+
 interface Unit {
   kind: 'write' | 'read';
-  work: (tx: Tx) => Promise<unknown>;
+  work: (tx: UnitTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -63,7 +66,7 @@ export interface SqliteStoreOptions extends StoreOptions {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly sql: SqliteConnection;
-  private readonly repos: Omit<Tx, 'emit' | 'afterCommit'> & { outbox: SqliteOutbox };
+  private readonly repos: Omit<UnitTx, 'emit' | 'afterCommit'> & { outbox: SqliteOutbox };
   private readonly pending: Unit[] = [];
   private draining = false;
   private writeUnits = 0;
@@ -127,6 +130,10 @@ export class SqliteStore implements Store {
     return this.schedule('read', work);
   }
 
+  query<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
+    return this.schedule('read', work);
+  }
+
   async close(): Promise<void> {
     if (!this.db.open) return;
     // A barrier behind the units in flight; it fails when the file cannot be written, which must not keep the file open.
@@ -137,7 +144,7 @@ export class SqliteStore implements Store {
     this.releaseLock();
   }
 
-  private schedule<T>(kind: Unit['kind'], work: (tx: Tx) => Promise<T>): Promise<T> {
+  private schedule<T>(kind: Unit['kind'], work: (tx: UnitTx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ kind, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
@@ -316,7 +323,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  private writableTx(events: DomainEvent[], callbacks: (() => void)[]): Tx {
+  private writableTx(events: DomainEvent[], callbacks: (() => void)[]): UnitTx {
     const outbox = this.repos.outbox;
     const { now, durable, owner = null } = this.options;
     return {
@@ -332,7 +339,7 @@ export class SqliteStore implements Store {
     };
   }
 
-  private readOnlyTx(): Tx {
+  private readOnlyTx(): UnitTx {
     return {
       ...this.repos,
       emit() {
