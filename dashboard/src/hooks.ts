@@ -82,6 +82,26 @@ export function useNow(everyMs = 1000): number {
   return now;
 }
 
+/**
+ * The current time, re-rendered as each `stepMs` of the clock begins (every whole minute, not a
+ * minute after the page opened): a range that ends with the current minute moves on with it.
+ */
+export function useClockStep(stepMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    let timer: number;
+    const next = () => {
+      timer = window.setTimeout(() => {
+        setNow(Date.now());
+        next();
+      }, stepMs - (Date.now() % stepMs));
+    };
+    next();
+    return () => window.clearTimeout(timer);
+  }, [stepMs]);
+  return now;
+}
+
 /** A query string from the defined entries only. */
 export function query(params: Record<string, string | number | undefined | null | false>): string {
   const search = new URLSearchParams();

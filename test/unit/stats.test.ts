@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignLanes } from '../../dashboard/src/chart/lanes.js';
-import { MAX_BUCKETS, bucketStarts, isRangeProblem, statsRange, timelineRange, wakeupSeries } from '../../src/domain/stats.js';
+import { wakeupsRange } from '../../dashboard/src/chart/time.js';
+import { MAX_BUCKETS, bucketStarts, isRangeProblem, statsRange, timelineRange, wakeupSeries, type TimeRange } from '../../src/domain/stats.js';
 
 const NOW = Date.UTC(2026, 10, 30, 15, 7, 42, 500);
 const MINUTE = 60_000;
@@ -32,6 +33,38 @@ describe('the ranges of the charts', () => {
       { bucket: range.from + MINUTE, status: 'failed', count: 1 },
     ]);
     expect(series.map((p) => [p.starts_at - range.from, p.finished, p.failed, p.skipped])).toEqual([[0, 0, 0, 0], [MINUTE, 3, 1, 0], [2 * MINUTE, 0, 0, 0]]);
+  });
+});
+
+describe('the range the wakeups chart asks for', () => {
+  const HOUR = 60 * MINUTE;
+  const SPANS = [['hour', HOUR], ['day', 24 * HOUR]] as const;
+  const minuteStart = Date.UTC(2026, 10, 30, 15, 7);
+  // Times the page can read its clock at: a minute's first and last milliseconds, and between.
+  const nows = [minuteStart, minuteStart + 1, minuteStart + 30_000, minuteStart + MINUTE - 1];
+  // How much later the server reads its own: the request's way there, a browser clock some seconds
+  // behind the server's, a page clock read a minute before.
+  const lags = [0, 1, 250, 5_000, MINUTE - 1, MINUTE + 3_000];
+  const at = (now: number, lag: number) => `page at ${new Date(now).toISOString()}, server ${lag} ms later`;
+
+  it.each(SPANS)('is accepted for the last %s whenever the server reads its clock, even in the next minute', (_span, spanMs) => {
+    for (const now of nows) {
+      for (const lag of lags) {
+        const range = statsRange({ bucket: 'minute', ...wakeupsRange(now, spanMs) }, now + lag);
+        if (isRangeProblem(range)) expect.fail(`${at(now, lag)}: 400 on ${range.field}: ${range.message}`);
+      }
+    }
+  });
+
+  it.each(SPANS)('holds the %s\'s minutes, the last the one the page is in', (_span, spanMs) => {
+    for (const now of nows) {
+      for (const lag of lags) {
+        const range = statsRange({ bucket: 'minute', ...wakeupsRange(now, spanMs) }, now + lag) as TimeRange;
+        const starts = bucketStarts(range, 'minute');
+        expect(starts, at(now, lag)).toHaveLength(spanMs / MINUTE);
+        expect(starts.at(-1), at(now, lag)).toBe(Math.floor(now / MINUTE) * MINUTE);
+      }
+    }
   });
 });
 

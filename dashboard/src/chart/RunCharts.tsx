@@ -6,12 +6,12 @@ import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { WAKEUP_OUTCOMES } from '../../../src/domain/stats.js';
 import { usdTick } from '../format';
-import { query, useApi, useNow } from '../hooks';
+import { query, useApi, useClockStep } from '../hooks';
 import type { Stats } from '../types';
 import { ErrorBox, Loading, YourZoneHint } from '../ui';
 import './charts.css';
 import { COST_COLOR, OUTCOME_COLORS } from './colors';
-import { formatClock, formatDay } from './time';
+import { formatClock, formatDay, wakeupsRange } from './time';
 
 const MINUTE = 60_000;
 const WINDOWS = { hour: 60 * MINUTE, day: 24 * 60 * MINUTE } as const;
@@ -32,10 +32,9 @@ export function RunCharts(props: { workspaceId: string }) {
 
 function WakeupsPerMinute(props: { workspaceId: string }) {
   const [span, setSpan] = useState<Span>('hour');
-  // The range moves on with the clock, a minute at a time; the chart keeps the last one while the next loads.
-  const now = useNow(MINUTE);
-  const from = new Date(Math.floor((now - WINDOWS[span]) / MINUTE) * MINUTE + MINUTE).toISOString();
-  const stats = useApi<Stats>(`/api/office/stats${query({ workspace_id: props.workspaceId, bucket: 'minute', from })}`, { keepPrevious: true });
+  // The range moves on with the clock as each minute begins; the chart keeps the last one while the next loads.
+  const now = useClockStep(MINUTE);
+  const stats = useApi<Stats>(`/api/office/stats${query({ workspace_id: props.workspaceId, bucket: 'minute', ...wakeupsRange(now, WINDOWS[span]) })}`, { keepPrevious: true });
   const points = (stats.data?.wakeups ?? []).map((point) => ({ ...point, at: Date.parse(point.starts_at) }));
   const totals = Object.fromEntries(WAKEUP_OUTCOMES.map((outcome) => [outcome, points.reduce((sum, p) => sum + p[outcome], 0)]));
   return (

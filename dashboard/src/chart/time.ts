@@ -21,3 +21,16 @@ export function formatClock(at: number): string {
 export function formatDay(at: number): string {
   return new Date(at).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 }
+
+const MINUTE = 60_000;
+
+/**
+ * The range of the wakeups-per-minute chart at `now`: the `spanMs` (whole minutes) that end with
+ * the minute `now` is in. Both ends are sent: were `to` left to the server's clock, a request that
+ * reaches it in a later minute than `now` (a minute turning on the way, a browser clock behind the
+ * server's) would span one minute more than asked, over the limit of a day of minutes (a 400).
+ */
+export function wakeupsRange(now: number, spanMs: number): { from: string; to: string } {
+  const to = Math.floor(now / MINUTE) * MINUTE + MINUTE;
+  return { from: new Date(to - spanMs).toISOString(), to: new Date(to).toISOString() };
+}
