@@ -65,6 +65,14 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
     }, what, timeoutMs);
   }
 
+  /** The agent's live actor (GET /agents/:id, `actor`), once `check` holds of it. */
+  function waitForAgentActor(agentId: string, check: (actor: any) => boolean, what: string): Promise<any> {
+    return harness().waitFor(async () => {
+      const { actor } = await get(`/api/office/agents/${agentId}`);
+      return actor && check(actor) ? actor : null;
+    }, what);
+  }
+
   return {
     call,
     get,
@@ -99,6 +107,7 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
     /** The first run matching `query` whose status is `status`, once there is one. */
     waitForRun: (query: Query, status: string, what: string, timeoutMs?: number): Promise<any> =>
       harness().waitFor(async () => (await listRuns(query)).find((r) => r.status === status), what, timeoutMs),
+    waitForAgentActor,
     /** Every wakeup of the agent, once all of them have ended (and so no process of it is running). */
     async quiet(agentId: string): Promise<any[]> {
       await settled();
