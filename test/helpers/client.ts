@@ -108,6 +108,12 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
     waitForRun: (query: Query, status: string, what: string, timeoutMs?: number): Promise<any> =>
       harness().waitFor(async () => (await listRuns(query)).find((r) => r.status === status), what, timeoutMs),
     waitForAgentActor,
+    /**
+     * The agent's actor, once it holds nothing: no wakeup waits in its inbox (so no timer is armed
+     * for one) and none is being dispatched. From then on only a new wakeup can start a run.
+     */
+    agentAtRest: (agentId: string, what = `the actor of agent ${agentId} to be at rest`): Promise<any> =>
+      waitForAgentActor(agentId, (actor) => actor.queued === 0 && actor.running === 0 && /\.idle$/.test(actor.state), what),
     /** Every wakeup of the agent, once all of them have ended (and so no process of it is running). */
     async quiet(agentId: string): Promise<any[]> {
       await settled();
