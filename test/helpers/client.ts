@@ -15,8 +15,6 @@ import { fixtureAgent, type Harness } from './harness.js';
 /** Wakeup statuses after which nothing more happens to the wakeup. */
 export const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Query-string filters of the list routes, e.g. `{ agent_id, source: 'comment' }`. */
 export type Query = Record<string, string>;
 
@@ -49,10 +47,12 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
   const listActivity = list('activity');
   const getWakeup = (id: string): Promise<any> => get(`/api/office/wakeups/${id}`);
 
-  /** Once every subscriber has handled every committed event (so the wakeups they produce are written). */
+  /**
+   * Once every subscriber has handled every committed event (so the wakeups they produce are
+   * written). The bus counts an event a subscriber's transaction emits before that subscriber ends,
+   * so one idle covers the whole cascade; work an actor starts later (a dispatch) is not an event.
+   */
   async function settled(): Promise<void> {
-    await harness().scheduler.events.idle();
-    await sleep(50);
     await harness().scheduler.events.idle();
   }
 
