@@ -15,8 +15,6 @@ import { fixtureAgent, type Harness } from './harness.js';
 /** Wakeup statuses after which nothing more happens to the wakeup. */
 export const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'skipped', 'coalesced']);
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Query-string filters of the list routes, e.g. `{ agent_id, source: 'comment' }`. */
 export type Query = Record<string, string>;
 
@@ -49,10 +47,12 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
   const listActivity = list('activity');
   const getWakeup = (id: string): Promise<any> => get(`/api/office/wakeups/${id}`);
 
-  /** Once every subscriber has handled every committed event (so the wakeups they produce are written). */
+  /**
+   * Once every subscriber has handled every committed event (so the wakeups they produce are
+   * written). The bus counts an event a subscriber's transaction emits before that subscriber ends,
+   * so one idle covers the whole cascade; work an actor starts later (a dispatch) is not an event.
+   */
   async function settled(): Promise<void> {
-    await harness().scheduler.events.idle();
-    await sleep(50);
     await harness().scheduler.events.idle();
   }
 
@@ -63,6 +63,14 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
       const w = await getWakeup(id);
       return accepted.has(w.status) ? w : null;
     }, what, timeoutMs);
+  }
+
+  /** The agent's live actor (GET /agents/:id, `actor`), once `check` holds of it. */
+  function waitForAgentActor(agentId: string, check: (actor: any) => boolean, what: string): Promise<any> {
+    return harness().waitFor(async () => {
+      const { actor } = await get(`/api/office/agents/${agentId}`);
+      return actor && check(actor) ? actor : null;
+    }, what);
   }
 
   return {
@@ -99,6 +107,13 @@ export function apiClient(current: () => Harness | undefined, options: ApiClient
     /** The first run matching `query` whose status is `status`, once there is one. */
     waitForRun: (query: Query, status: string, what: string, timeoutMs?: number): Promise<any> =>
       harness().waitFor(async () => (await listRuns(query)).find((r) => r.status === status), what, timeoutMs),
+    waitForAgentActor,
+    /**
+     * The agent's actor, once it holds nothing: no wakeup waits in its inbox (so no timer is armed
+     * for one) and none is being dispatched. From then on only a new wakeup can start a run.
+     */
+    agentAtRest: (agentId: string, what = `the actor of agent ${agentId} to be at rest`): Promise<any> =>
+      waitForAgentActor(agentId, (actor) => actor.queued === 0 && actor.running === 0 && /\.idle$/.test(actor.state), what),
     /** Every wakeup of the agent, once all of them have ended (and so no process of it is running). */
     async quiet(agentId: string): Promise<any[]> {
       await settled();

@@ -4,7 +4,7 @@
  * child-process agents (test/fixtures).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiClient, sleep, TERMINAL, type Query } from '../helpers/client.js';
+import { apiClient, TERMINAL, type Query } from '../helpers/client.js';
 import { seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -13,7 +13,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const { get, post, listWakeups, listRuns, createAgent, createTask, settled, waitForWakeupEnd, waitForRun, quiet } = apiClient(() => h);
+const { get, post, listWakeups, listRuns, createAgent, createTask, settled, waitForWakeupEnd, waitForRun, quiet, agentAtRest } = apiClient(() => h);
 
 const move = (taskId: string, state: string, note?: string): Promise<any> =>
   post(`/api/office/tasks/${taskId}/move`, { state, ...(note ? { note } : {}) }, 200);
@@ -125,8 +125,10 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
 
     const tasks = h.scheduler.services.tasks;
     await Promise.all([design, schema].map((blocker) => tasks.moveTask(blocker.id, 'DONE', { type: 'user', id: null })));
+    // allEnded waited for both moves' subscribers: a second wakeup would be written by now. At rest,
+    // the developer's actor has no other run to start.
     const wakes = await allEnded({ agent_id: developer, source: 'task_blockers_resolved' }, 'the blockers wakeup to end');
-    await sleep(300);
+    await agentAtRest(developer);
     expect(await listWakeups({ agent_id: developer, source: 'task_blockers_resolved' })).toHaveLength(1);
     expect(wakes[0]).toMatchObject({ status: 'finished', payload: { task_id: build.id } });
     const runs = await listRuns({ agent_id: developer });
@@ -200,8 +202,8 @@ describe('kanban moves (task.moved) on tasks with an assignee', () => {
     await move(task.id, 'IN_REVIEW');
     await move(task.id, 'IN_PROGRESS', 'not good enough');
     await move(task.id, 'DONE');
+    // Every move's subscriber has run: a wakeup any of them wrote would be listed.
     await settled();
-    await sleep(150);
     expect(await listWakeups({ workspace_id: workspaceId })).toEqual([]);
     expect(await listRuns({ agent_id: agentId })).toEqual([]);
     expect(await listRuns({ agent_id: reviewer })).toEqual([]);
@@ -236,7 +238,6 @@ describe('subtasks completing (task_children_completed)', () => {
     const run = await get(`/api/office/runs/${done.run_id}`);
     expect(run).toMatchObject({ status: 'succeeded', task_id: parent.id });
     await settled();
-    await sleep(400);
     expect(await listWakeups({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
     expect(await listWakeups({ workspace_id: workspaceId, source: 'task_children_completed' })).toHaveLength(1);
   });
@@ -272,7 +273,7 @@ describe('subtasks completing (task_children_completed)', () => {
     const tasks = h.scheduler.services.tasks;
     await Promise.all(children.map((child) => tasks.moveTask(child.id, 'DONE', { type: 'user', id: null })));
     const wakes = await allEnded({ agent_id: lead, source: 'task_children_completed' }, 'the children wakeup to end');
-    await sleep(300);
+    await agentAtRest(lead);
     expect(await listWakeups({ agent_id: lead, source: 'task_children_completed' })).toHaveLength(1);
     expect(wakes[0]).toMatchObject({ status: 'finished', payload: { task_id: parent.id } });
     const leadRuns = await listRuns({ agent_id: lead });
@@ -290,8 +291,8 @@ describe('comments wake the assignee, except its own (self-comment guard)', () =
     await quiet(owner);
 
     const own = await comment(task.id, 'Working on it, found the race.', 'agent', owner);
+    // The comment's subscriber has run: a wakeup it wrote would be listed.
     await settled();
-    await sleep(150);
     expect(await listWakeups({ agent_id: owner, source: 'comment' })).toEqual([]);
     expect(own).toMatchObject({ author_type: 'agent', author_id: owner });
 
@@ -319,7 +320,6 @@ describe('comments wake the assignee, except its own (self-comment guard)', () =
     await comment(task.id, 'Someone should look at this.', 'user', 'user-1');
     await comment(task.id, 'Agreed.', 'agent', agentId);
     await settled();
-    await sleep(150);
     expect(await listWakeups({ workspace_id: workspaceId })).toEqual([]);
   });
 });

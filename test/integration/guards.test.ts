@@ -3,7 +3,8 @@
  * daily run cap. Real SQLite, real HTTP, real child-process agents.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiClient, sleep } from '../helpers/client.js';
+import { SimulatedClock } from 'xstate';
+import { apiClient } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -14,7 +15,14 @@ afterEach(async () => {
 
 const DAY_MS = 86_400_000;
 
-const { call, get, listWakeups, listRuns, listActivity, createAgent, settled, waitForWakeupEnd, waitForRun } = apiClient(() => h);
+const { call, get, listWakeups, listRuns, listActivity, createAgent, settled, waitForWakeupEnd, waitForRun, waitForAgentActor } = apiClient(() => h);
+
+/** An injected clock standing at noon UTC today: no day boundary passes while a test runs. */
+function noonClock(): SimulatedClock {
+  const clock = new SimulatedClock();
+  clock.set(Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS / 2);
+  return clock;
+}
 
 /** Posts a user comment and returns the comment wakeup it caused, once that has ended. */
 async function poke(taskId: string, agentId: string, body: string): Promise<any> {
@@ -157,9 +165,9 @@ describe('budget alert', () => {
     expect(await listWakeups({ agent_id: worker, source: 'budget_alert' })).toEqual([]);
 
     const wake2 = await call('POST', `/api/office/agents/${worker}/wake`, { reason: 'another expensive job' }, 202);
+    // The alert is decided in the finishing run's own transaction: had this run raised a second
+    // one, its activity and wakeup would be committed with the wakeup's end.
     expect((await waitForWakeupEnd(wake2.wakeup.id)).status).toBe('finished');
-    await settled();
-    await sleep(400); // longer than the coalescing hold of a budget_alert
     expect(await listWakeups({ agent_id: coordinator, source: 'budget_alert' })).toHaveLength(1);
     expect(await listWakeups({ workspace_id: workspaceId, source: 'budget_alert' })).toHaveLength(1);
     const alerts = await listActivity({ workspace_id: workspaceId, code: 'budget_alert' });
@@ -172,10 +180,8 @@ describe('budget alert', () => {
 
 describe('daily caps', () => {
   it('daily_run_cap 1: the second wakeup is deferred to the next UTC midnight (queued, explained, wakeup_deferred_daily_cap); raising the cap releases it and it runs', async () => {
-    // Keep the test clear of a UTC day boundary.
-    const toMidnight = DAY_MS - (Date.now() % DAY_MS);
-    if (toMidnight < 15_000) await sleep(toMidnight + 100);
-    h = await startHarness();
+    const clock = noonClock();
+    h = await startHarness({ OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, clock);
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Capped', daily_run_cap: 1 });
     expect((await get(`/api/office/agents/${agentId}`)).daily_run_cap).toBe(1);
 
@@ -187,7 +193,7 @@ describe('daily caps', () => {
       const w = await get(`/api/office/wakeups/${second.wakeup.id}`);
       return w.status === 'queued' && w.skip_reason === 'daily_run_cap' ? w : null;
     }, 'the deferral');
-    const nextMidnight = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS;
+    const nextMidnight = (Math.floor(clock.now() / DAY_MS) + 1) * DAY_MS;
     expect(new Date(deferred.available_at).getTime()).toBe(nextMidnight);
     expect(deferred.available_at).toMatch(/T00:00:00\.000Z$/);
     expect(deferred.run_id).toBeNull();
@@ -198,7 +204,12 @@ describe('daily caps', () => {
     expect(decision).toBeDefined();
     expect(decision.details).toMatchObject({ cap: 'daily_run_cap', until: deferred.available_at });
     expect((await listActivity({ workspace_id: workspaceId, code: 'wakeup_deferred_daily_cap' })).length).toBeGreaterThanOrEqual(1);
-    await sleep(200);
+    // The actor holds it until midnight, with nothing running: only its timer can release it.
+    expect(await waitForAgentActor(agentId, (actor) => actor.state === 'active.waiting', 'the actor to hold the deferred wakeup'))
+      .toMatchObject({ queued: 1, running: 0, next_available_at: deferred.available_at });
+    // A millisecond before midnight it still holds (a timer that fires hands the wakeup over at once).
+    clock.set(nextMidnight - 1);
+    expect(h.scheduler.supervisor.view(agentId)).toMatchObject({ state: 'active.waiting', queued: 1, running: 0 });
     expect(await listRuns({ agent_id: agentId })).toHaveLength(1);
     expect((await get(`/api/office/wakeups/${second.wakeup.id}`)).status).toBe('queued');
 
@@ -213,9 +224,7 @@ describe('daily caps', () => {
   });
 
   it('daily_run_cap 1 also holds task-bound (event-driven) work, and lifting the cap (null) releases it', async () => {
-    const toMidnight = DAY_MS - (Date.now() % DAY_MS);
-    if (toMidnight < 15_000) await sleep(toMidnight + 100);
-    h = await startHarness();
+    h = await startHarness({ OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, noonClock());
     const { workspaceId, agentId } = await seedAgent(h, { name: 'Capped', daily_run_cap: 1 });
     await call('POST', '/api/office/tasks', { workspace_id: workspaceId, title: 'First task', assignee_agent_instance_id: agentId }, 201);
     await waitForRun({ agent_id: agentId }, 'succeeded', 'the first run');

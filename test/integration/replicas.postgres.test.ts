@@ -34,6 +34,7 @@ async function untilQuiet(replica: Replica): Promise<void> {
     const now = replica.scheduler.store.statementsExecuted();
     const quiet = now === last;
     last = now;
+    // Stays a real pause: nothing signals that a create's after-effects have all ended, so "quiet" is a count that holds still for 200 ms.
     if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
     return quiet;
   }, 'the replica to stop running statements');

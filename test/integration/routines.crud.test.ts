@@ -217,7 +217,8 @@ describe('routines CRUD', () => {
     const routine = (await h.api('POST', '/api/office/routines', body)).body;
     const first = await h.api('POST', `/api/office/routines/${routine.id}/fire`, {});
     expect(first.status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The second fire starts on a later millisecond than the first, so that the order is by time.
+    await h.waitFor(() => Date.now() > Date.parse(first.body.routine_run.started_at), 'the clock to pass the first fire');
     const second = await h.api('POST', `/api/office/routines/${routine.id}/fire`);
     expect(second.status).toBe(202);
     const runs = await h.api('GET', `/api/office/routines/${routine.id}/runs`);

@@ -7,9 +7,10 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../src/config.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { apiClient, sleep } from '../helpers/client.js';
+import { apiClient } from '../helpers/client.js';
 import { FAST_ENV, fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -59,6 +60,24 @@ async function reviewRoutineWithActiveRun(policy: 'skip_if_active' | 'coalesce_i
 /** The trigger actor exists once the async refresh after a routine change has run. */
 async function waitForActor(triggerId: string) {
   return h.waitFor(() => h.scheduler.triggers.view(triggerId), `trigger actor ${triggerId}`);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An injected clock standing at a whole second until the test moves it; `tick(n)` is n seconds later. */
+function secondsClock() {
+  const clock = new SimulatedClock();
+  const start = Math.floor(Date.now() / 1000) * 1000;
+  clock.set(start);
+  return { clock, tick: (n: number) => start + n * 1000 };
+}
+
+/** Once the trigger's actor in each of `schedulers` waits for the tick at `at`: every earlier tick is fired or followed. */
+function triggerWaitsFor(schedulers: Scheduler[], triggerId: string, at: number) {
+  return h.waitFor(() => schedulers.every((scheduler) => {
+    const view = scheduler.triggers.view(triggerId);
+    return view?.state === 'waiting' && view.next_run_at === at;
+  }), `trigger ${triggerId} to wait for ${iso(at)}`);
 }
 
 /**
@@ -538,30 +557,46 @@ describe('idempotent firing (one routine run per tick)', () => {
   });
 
   it('restarts exactly at the fire instant of a */1-second cron never fire a tick twice', async () => {
-    h = await startHarness();
+    // The injected clock puts each tick at a chosen moment of a restart (stop + boot).
+    const { clock, tick } = secondsClock();
+    h = await startHarness({ OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, clock);
     const { workspaceId, agentId } = await seedAgent(h, { skip_idle_wakeups: false });
     const routine = await createRoutine({
       workspace_id: workspaceId, name: 'Every second', assignee_agent_instance_id: agentId, concurrency_policy: 'always_enqueue',
       triggers: [{ kind: 'schedule', cron_expression: '*/1 * * * * *', timezone: 'UTC' }],
     });
-    await waitForActor(routine.triggers[0].id);
-    for (const offset of [0, 5, 995, 1000]) {
-      // Restart (stop + boot) with the fire instant right in the middle of it.
-      await sleep(1000 - (Date.now() % 1000) + offset - 20);
-      await h.restart();
-    }
-    await sleep(1500);
+    const triggerId = routine.triggers[0].id;
+    await triggerWaitsFor([h.scheduler], triggerId, tick(1));
+    // A tick the booted scheduler finds due is a 0 ms timer, which the simulated clock runs at its next step.
+    const booted = (n: number) => {
+      clock.increment(0);
+      return triggerWaitsFor([h.scheduler], triggerId, tick(n + 1));
+    };
+
+    // Tick 1 goes off in the old scheduler just as it is told to stop.
+    clock.set(tick(1));
+    await h.restart();
+    await booted(1);
+    // Tick 2 falls while the old scheduler stops.
+    const stopping = h.restart();
+    clock.set(tick(2));
+    await stopping;
+    await booted(2);
+    // Tick 3 falls while no scheduler runs: the next boot finds it due.
+    await h.restart({}, () => clock.set(tick(3)));
+    await booted(3);
+
     const runs = await routineRuns(routine.id);
-    expect(runs.length).toBeGreaterThanOrEqual(3);
-    const perTick = new Map<string, number>();
-    for (const run of runs) perTick.set(run.scheduled_for, (perTick.get(run.scheduled_for) ?? 0) + 1);
-    expect([...perTick.values()].every((n) => n === 1)).toBe(true);
+    expect(runs.map((run) => run.scheduled_for).sort()).toEqual([1, 2, 3].map((n) => iso(tick(n))));
     const keys = (await listWakeups({ agent_id: agentId, source: 'routine' })).map((w) => w.idempotency_key);
+    expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('two schedulers (replicas) on the same database fire each tick once', async () => {
-    h = await startHarness();
+    // One injected clock for both: each step sets off both replicas' timers in the same instant.
+    const { clock, tick } = secondsClock();
+    h = await startHarness({}, undefined, clock);
     const { workspaceId, agentId } = await seedAgent(h, { skip_idle_wakeups: false });
     // The agent is paused so the replicas only race on ticks, not on running sessions.
     await h.api('PATCH', `/api/office/agents/${agentId}`, { status: 'paused' });
@@ -569,16 +604,21 @@ describe('idempotent firing (one routine run per tick)', () => {
       workspace_id: workspaceId, name: 'Shared', assignee_agent_instance_id: agentId, concurrency_policy: 'always_enqueue',
       triggers: [{ kind: 'schedule', cron_expression: '*/1 * * * * *', timezone: 'UTC' }],
     });
-    const replica: Scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: h.dbPath }) });
+    const replica: Scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: h.dbPath }), clock });
     await replica.start({ listen: false });
     cleanups.push(() => replica.stop());
-    await h.waitFor(() => replica.triggers.view(routine.triggers[0].id) && h.scheduler.triggers.view(routine.triggers[0].id), 'both replicas to run the trigger');
-    await sleep(4200);
+    const triggerId = routine.triggers[0].id;
+    await triggerWaitsFor([replica, h.scheduler], triggerId, tick(1));
+    for (const n of [1, 2, 3]) {
+      // Stepped at the start of a turn of the event loop, where a timer goes off: not in the middle
+      // of the other store's transaction, which a checkpoint the step sets off would wait on.
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.set(tick(n));
+      // The replica that lost the tick follows the row to the next one.
+      await triggerWaitsFor([replica, h.scheduler], triggerId, tick(n + 1));
+    }
     const runs = await routineRuns(routine.id);
-    expect(runs.length).toBeGreaterThanOrEqual(3);
-    const perTick = new Map<string, number>();
-    for (const run of runs) perTick.set(run.scheduled_for, (perTick.get(run.scheduled_for) ?? 0) + 1);
-    expect([...perTick.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(runs.map((run) => run.scheduled_for).sort()).toEqual([1, 2, 3].map((n) => iso(tick(n))));
   });
 });
 
@@ -617,18 +657,32 @@ describe('caps refuse rather than queue', () => {
 
 describe('failure stops rather than retries forever', () => {
   it('consecutive_failure_limit 2: after 2 failed routine runs the routine pauses with a readable reason and a routine_auto_paused activity, and its trigger stops firing', async () => {
-    h = await startHarness({ OFFICE_BACKOFF: '10ms,10ms,10ms,10ms' });
+    const { clock, tick } = secondsClock();
+    h = await startHarness({ OFFICE_BACKOFF: '10ms,10ms,10ms,10ms', OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, clock);
     const { workspaceId, agentId } = await seedAgent(h, { skip_idle_wakeups: false, executor: fixtureAgent('fail.mjs') });
     const routine = await createRoutine({
       workspace_id: workspaceId, name: 'Broken', assignee_agent_instance_id: agentId, consecutive_failure_limit: 2,
       triggers: [{ kind: 'schedule', cron_expression: '*/1 * * * * *', timezone: 'UTC' }],
     });
     const triggerId = routine.triggers[0].id;
-    await waitForActor(triggerId);
-    const paused = await h.waitFor(async () => {
-      const r = (await h.api('GET', `/api/office/routines/${routine.id}`)).body;
-      return r.status === 'paused' ? r : null;
-    }, 'the routine to pause itself', 25_000);
+    await triggerWaitsFor([h.scheduler], triggerId, tick(1));
+    // Two ticks, each run failing through its four retries: the clock steps to each retry once the
+    // agent's actor waits for it, and to the next tick once the routine run has failed.
+    for (const n of [1, 2]) {
+      clock.set(tick(n));
+      for (;;) {
+        const step = await h.waitFor(async () => {
+          const run = (await routineRuns(routine.id)).find((r) => r.scheduled_for === iso(tick(n)));
+          if (run?.outcome) return { run };
+          const actor = h.scheduler.supervisor.view(agentId);
+          return actor?.state === 'active.waiting' ? { retryAt: Date.parse(actor.next_available_at!) } : null;
+        }, `the routine run of tick ${n} to fail or wait for a retry`);
+        if (step.run) break;
+        clock.set(step.retryAt!);
+      }
+    }
+    const paused = (await h.api('GET', `/api/office/routines/${routine.id}`)).body;
+    expect(paused.status).toBe('paused');
     expect(paused.paused_reason).toMatch(/2 consecutive failed runs/);
     expect(paused.consecutive_failures).toBe(2);
     const failed = (await routineRuns(routine.id)).filter((r) => r.outcome === 'failed');
@@ -641,7 +695,9 @@ describe('failure stops rather than retries forever', () => {
 
     await h.waitFor(() => h.scheduler.triggers.view(triggerId) === null, 'the trigger actor to stop');
     const settled = (await routineRuns(routine.id)).length;
-    await sleep(2500);
+    // Ten ticks later no actor has come back for the trigger: a live one would be firing the moment the clock steps.
+    clock.set(tick(12));
+    expect(h.scheduler.triggers.view(triggerId)).toBeNull();
     expect(await routineRuns(routine.id)).toHaveLength(settled);
     expect((await h.api('GET', `/api/office/routines/${routine.id}`)).body.status).toBe('paused');
   });

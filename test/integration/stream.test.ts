@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { readStream } from '../helpers/stream.js';
+import { openStream, readStream } from '../helpers/stream.js';
 
 const TOKEN = 'stream-token';
 let h: Harness | undefined;
@@ -20,10 +20,9 @@ describe('GET /api/office/stream', () => {
     h = await startHarness();
     const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
     const agent = await h.api('POST', '/api/office/agents', { workspace_id: ws.body.id, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs') });
-    const reading = readStream(`${h.url}/api/office/stream`, /event: run\n/);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stream = await openStream(`${h.url}/api/office/stream`);
     await h.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'stream test' });
-    const { status, contentType, text } = await reading;
+    const { status, contentType, text } = await stream.readUntil(/event: run\n/);
     expect(status).toBe(200);
     expect(contentType).toBe('text/event-stream');
     expect(text).toMatch(/^retry: \d+\nevent: hello\ndata: \{"agents":/);
@@ -41,22 +40,20 @@ describe('GET /api/office/stream', () => {
     const routine = await h.api('POST', '/api/office/routines', {
       workspace_id: ws.body.id, name: 'Nightly', assignee_agent_instance_id: agent.body.id, triggers: [{ kind: 'manual' }],
     });
-    const reading = readStream(`${h.url}/api/office/stream`, /event: routine\n/);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stream = await openStream(`${h.url}/api/office/stream`);
     expect((await h.api('PATCH', `/api/office/routines/${routine.body.id}`, { status: 'paused' })).status).toBe(200);
-    const { text } = await reading;
+    const { text } = await stream.readUntil(/event: routine\n/);
     expect(text).toContain(`event: routine\ndata: {"kind":"routine","routine_id":"${routine.body.id}"}`);
   });
 
   it('sends a task event when a task is created, moved or commented, so the board and the inbox re-read it', async () => {
     h = await startHarness();
     const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
-    const reading = readStream(`${h.url}/api/office/stream`, /event: task\n(.|\n)*event: task\n(.|\n)*event: task\n/);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stream = await openStream(`${h.url}/api/office/stream`);
     const task = await h.api('POST', '/api/office/tasks', { workspace_id: ws.body.id, title: 'Unassigned work' });
     expect((await h.api('POST', `/api/office/tasks/${task.body.id}/move`, { state: 'IN_PROGRESS' })).status).toBe(200);
     expect((await h.api('POST', `/api/office/tasks/${task.body.id}/comments`, { body: 'note', author_type: 'user', author_id: 'pm' })).status).toBe(201);
-    const { text } = await reading;
+    const { text } = await stream.readUntil(/event: task\n(.|\n)*event: task\n(.|\n)*event: task\n/);
     expect(text.split(`event: task\ndata: {"kind":"task","task_id":"${task.body.id}"}`)).toHaveLength(4);
   });
 

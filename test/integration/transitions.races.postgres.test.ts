@@ -61,6 +61,7 @@ async function raced<T>(statements: Statement[], subject: () => Promise<T>): Pro
     const deadline = Date.now() + 10_000;
     while (!settled && (await lockWaits()) === 0) {
       if (Date.now() > deadline) throw new Error('the subject neither waited on the competitor\'s lock nor finished');
+      // A poll, not a window: the loop ends as soon as pg_locks shows the subject waiting.
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {

@@ -1,16 +1,17 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { InvalidWakeupPayloadError } from '../../src/domain/wakeupSources.js';
 import type { EnqueueRequest } from '../../src/services/wakeups.js';
-import { apiClient, sleep, TERMINAL, type Query } from '../helpers/client.js';
+import { apiClient, TERMINAL, type Query } from '../helpers/client.js';
 import { fixtureAgent, seedAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.stop());
 
 const api = apiClient(() => h);
-const { getWakeup, getAgent, waitForWakeupStatus, waitForWakeupEnd } = api;
+const { getWakeup, getAgent, waitForWakeupStatus, waitForWakeupEnd, agentAtRest } = api;
 const runsOf = (agentId: string) => api.listRuns({ agent_id: agentId });
 const wakeupsOf = (agentId: string, query: Query = {}) => api.listWakeups({ agent_id: agentId, ...query });
 
@@ -43,9 +44,9 @@ async function busyAgent() {
 const createTask = (workspaceId: string, agentId: string, title: string) =>
   api.createTask({ workspace_id: workspaceId, title, assignee_agent_instance_id: agentId });
 
-/** Enqueues directly through the service, in one transaction, as internal callers do. */
-function enqueue(request: EnqueueRequest) {
-  return h.scheduler.store.transaction((tx) => h.scheduler.services.wakeups.enqueue(tx, request, Date.now()));
+/** Enqueues directly through the service, in one transaction, as internal callers do; `now` is the caller's time. */
+function enqueue(request: EnqueueRequest, now = Date.now()) {
+  return h.scheduler.store.transaction((tx) => h.scheduler.services.wakeups.enqueue(tx, request, now));
 }
 
 /**
@@ -131,8 +132,8 @@ describe('wakeup queue (spec scenarios)', () => {
       expect(ended.explain).toContain(status);
       expect(ended.activity.map((a: any) => a.code)).toContain('wakeup_agent_unavailable');
 
-      // Not retried: nothing runs later either.
-      await sleep(500);
+      // Not retried: the actor holds nothing (no retry waits in its inbox), so nothing runs later either.
+      expect(await agentAtRest(agentId)).toMatchObject({ state: `${status}.idle` });
       expect(await getWakeup(id)).toMatchObject({ status: 'finished', retry_count: 0, run_id: null });
       expect(await runsOf(agentId)).toEqual([]);
       expect(await wakeupsOf(agentId)).toHaveLength(1);
@@ -257,7 +258,8 @@ describe('wakeup queue (spec scenarios)', () => {
 
     const done = await waitForWakeupStatus(first.id, 'finished', 'the first wakeup to finish');
     expect(done.coalesced_count).toBe(2);
-    await sleep(300);
+    // At rest, the actor has no other wakeup to dispatch: the coalesced one never gets a run of its own.
+    await agentAtRest(agentId);
     const runs = await runsOf(agentId);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'succeeded', wakeup_id: first.id, task_id: null });
@@ -348,20 +350,24 @@ describe('wakeup queue (spec scenarios)', () => {
   });
 
   it('outside the idempotency window the same key is accepted again and yields a new row', async () => {
-    // 0.0001 h = 360 ms.
-    h = await startHarness({ OFFICE_IDEMPOTENCY_WINDOW_HOURS: '0.0001' });
+    // A window of one hour on an injected clock, stepped by hand.
+    const HOUR = 3_600_000;
+    const clock = new SimulatedClock();
+    clock.set(Math.floor(Date.now() / 60_000) * 60_000);
+    h = await startHarness({ OFFICE_IDEMPOTENCY_WINDOW_HOURS: '1', OFFICE_COALESCE_WINDOW_MS: '0' }, undefined, clock);
     const { agentId } = await seedAgent(h);
     const request: EnqueueRequest = { agent_id: agentId, source: 'user', payload: { user_id: 'u-1' }, idempotency_key: 'ext:delivery-43' };
 
-    const first = await enqueue(request);
-    const dup = await enqueue(request);
+    const first = await enqueue(request, clock.now());
+    const dup = await enqueue(request, clock.now());
     expect(first.kind).toBe('queued');
     expect(dup).toMatchObject({ kind: 'duplicate', wakeup: { id: first.wakeup.id } });
 
     await h.waitFor(async () => (await getWakeup(first.wakeup.id)).status === 'finished', 'the first wakeup to finish');
-    const wait = first.wakeup.requested_at + 450 - Date.now();
-    if (wait > 0) await sleep(wait);
-    const fresh = await enqueue(request);
+    clock.set(first.wakeup.requested_at + HOUR - 1);
+    expect(await enqueue(request, clock.now())).toMatchObject({ kind: 'duplicate', wakeup: { id: first.wakeup.id } });
+    clock.set(first.wakeup.requested_at + HOUR + 1);
+    const fresh = await enqueue(request, clock.now());
     expect(fresh.kind).toBe('queued');
     expect(fresh.wakeup.id).not.toBe(first.wakeup.id);
 
@@ -458,7 +464,7 @@ describe('wakeup queue (spec scenarios)', () => {
     expect(bad.body.error.code).toBe('validation_error');
     expect(JSON.stringify(bad.body.error)).toContain('context');
 
-    await sleep(100);
+    // Each refusal above answered after its transaction rolled back: a row it left would be listed now.
     expect(await wakeupsOf(agentId)).toEqual(before);
     // The rolled-back key is free: nothing of that transaction survived.
     expect((await enqueue({ agent_id: agentId, source: 'user', payload: { user_id: 'u' }, idempotency_key: 'rolled-back' })).kind).toBe('queued');
