@@ -36,7 +36,10 @@ import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
 import { QuotaService } from './services/quotas.js';
 import { DeliveryService } from './services/delivery.js';
-import { RoutineService } from './services/routines.js';
+import { RoutineCatalogue } from './services/routines/catalogue.js';
+import { RoutineFiring } from './services/routines/firing.js';
+import { RoutineOutcomes } from './services/routines/outcomes.js';
+import { RoutineRouting } from './services/routines/routing.js';
 import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
 import { WakeupService } from './services/wakeups.js';
@@ -63,7 +66,7 @@ export interface Scheduler {
   /** This process as one replica on the database: its leases, heartbeat and hand-overs. */
   replicas: ReplicaMembership;
   feed: LiveFeed;
-  services: { org: OrgService; tasks: TaskService; routines: RoutineService; wakeups: WakeupService };
+  services: { org: OrgService; tasks: TaskService; routines: { catalogue: RoutineCatalogue; firing: RoutineFiring }; wakeups: WakeupService };
   /** Restores actors, replays undelivered events, sweeps, and listens (unless listen is false). */
   start(options?: { listen?: boolean }): Promise<{ url: string | null }>;
   /** Stops accepting work, lets running sessions finish (or marks them), and closes the database. */
@@ -125,22 +128,26 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const feed = createLiveFeed();
   const notifier = new LiveNotifier(() => supervisor, feed, log);
   const deps = { store, clock, config, log };
-  // Late-bound like the supervisor: the routine service is built just below, before any wakeup ends.
-  const wakeups: WakeupService = new WakeupService(config, log, notifier,
-    (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
-  const tasks = new TaskService(deps, notifier, wakeups);
-  // Late-bound: a change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
   // Routine result deliveries survive the process: with SQLite a boot takes over whatever an earlier one claimed.
   const deliveries = new DeliveryService({ ...deps, owner, random: options.random ?? Math.random, takeOverAtStart: outboxClaimMs === undefined });
-  const routines = new RoutineService(deps, wakeups, tasks, {
-    routineChanged: (id) => {
+  // Late-bound: a change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
+  const routineChanges = {
+    routineChanged: (id: string) => {
       triggers.routineChanged(id);
       replicaSignals.routineChanged(id);
       notifier.routineChanged(id);
     },
-  }, deliveries);
+  };
+  const routineOutcomes = new RoutineOutcomes(deps, deliveries, routineChanges);
+  const wakeups = new WakeupService(config, log, notifier,
+    (tx, wakeup, outcome, now, sessionRan) => routineOutcomes.recordOutcome(tx, wakeup, outcome, now, sessionRan));
+  const tasks = new TaskService(deps, notifier, wakeups);
+  const routines = {
+    catalogue: new RoutineCatalogue(deps, routineOutcomes, routineChanges),
+    firing: new RoutineFiring(deps, new RoutineRouting(deps, wakeups, tasks, routineOutcomes), routineOutcomes),
+  };
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
-  const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
+  const org = new OrgService(deps, wakeups, routines.catalogue, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
   const environment = { host: process.env, extraNames: config.agentEnvNames };
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec, stopGraceMs: config.shutdownGraceMs, environment });
@@ -171,7 +178,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     onActorChange: notifier.actorChanged,
   });
   triggers = new TriggerSupervisor({
-    store, clock, log, routines, owner, inspect: options.inspect, holds: (agentId) => ownership.holds(agentId),
+    store, clock, log, routines: routines.firing, owner, inspect: options.inspect, holds: (agentId) => ownership.holds(agentId),
     onFired: notifier.routineFired,
   });
   const replicas = new ReplicaMembership({

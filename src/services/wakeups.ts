@@ -50,7 +50,7 @@ export interface WakeContext {
   [key: string]: unknown;
 }
 
-/** Settles the routine run a wakeup carries when the wakeup ends (the routine service provides it). */
+/** Settles the routine run a wakeup carries when the wakeup ends (the routine outcomes provide it). */
 export type RoutineRunSettler = (tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) => Promise<void>;
 
 /**
@@ -62,7 +62,7 @@ export class WakeupService {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly notifier: WakeupNotifier,
-    /** Every path that ends a wakeup settles the routine run it carries through this (routines.recordOutcome). */
+    /** Every path that ends a wakeup settles the routine run it carries through this (RoutineOutcomes.recordOutcome). */
     readonly settleRoutineRun: RoutineRunSettler,
   ) {}
 
