@@ -21,6 +21,7 @@ import { raiseInboxItem } from '../inbox.js';
 import { moveTaskWithin } from '../tasks.js';
 import type { RoutineChangeListener } from './changes.js';
 
+/** The workflow of a heavy routine's task: the fire that creates the task writes it, and its outcome reads it. */
 export const HEAVY_ROUTINE_WORKFLOW = 'routine';
 
 /** Why a routine paused itself; `{n}` is the number of failed runs in a row. */
@@ -115,7 +116,7 @@ export class RoutineOutcomes {
    */
   private async completeRoutineTask(tx: Tx, ended: Wakeup, routineId: string) {
     const task = await tx.tasks.get(ended.task_id!);
-    if (!task || task.workflow !== 'routine' || TERMINAL_TASK_STATES.includes(task.state)) return;
+    if (!task || task.workflow !== HEAVY_ROUTINE_WORKFLOW || TERMINAL_TASK_STATES.includes(task.state)) return;
     const fireWaiting = (await tx.wakeups.openForTask(task.id)).some((w) => w.id !== ended.id && w.source === 'routine');
     if (fireWaiting) return;
     try {

@@ -17,7 +17,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { TaskService } from '../tasks.js';
 import type { EnqueueRequest, WakeupService } from '../wakeups.js';
 import { assigneeProblemOf } from './catalogue.js';
-import { fireActorOf, type RoutineOutcomes } from './outcomes.js';
+import { HEAVY_ROUTINE_WORKFLOW, fireActorOf, type RoutineOutcomes } from './outcomes.js';
 
 export type FireSource = 'cron' | 'webhook' | 'manual';
 
@@ -114,7 +114,7 @@ export class RoutineRouting {
         title: renderTemplate(routine.task_template.title, run.trigger_payload),
         description: withMissedNote(renderTemplate(routine.task_template.description ?? '', run.trigger_payload), missed),
         assignee_agent_instance_id: routine.assignee_agent_instance_id,
-      }, { type: 'system', id: routine.id, provenance: provenanceOf(run) }, { workflow: 'routine', origin: 'routine', origin_id: routine.id });
+      }, { type: 'system', id: routine.id, provenance: provenanceOf(run) }, { workflow: HEAVY_ROUTINE_WORKFLOW, origin: 'routine', origin_id: routine.id });
       return settle({ status: 'task_created', linked_task_id: task.id });
     }
     const outcome = await this.wakeups.enqueue(tx, fire, now);
