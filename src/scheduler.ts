@@ -139,9 +139,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     },
   };
   const routineOutcomes = new RoutineOutcomes(deps, deliveries, routineChanges);
-  const wakeups = new WakeupService(config, log, notifier,
-    (tx, wakeup, outcome, now, sessionRan) => routineOutcomes.recordOutcome(tx, wakeup, outcome, now, sessionRan));
-  const tasks = new TaskService(deps, notifier, wakeups);
+  const wakeups = new WakeupService(config, log, notifier, routineOutcomes);
+  const tasks = new TaskService(deps, notifier, wakeups, routineOutcomes);
   const routines = {
     catalogue: new RoutineCatalogue(deps, routineOutcomes, routineChanges),
     firing: new RoutineFiring(deps, new RoutineRouting(deps, wakeups, tasks, routineOutcomes), routineOutcomes),
@@ -154,7 +153,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const quotas = new QuotaService({ config, log, host: environment.host });
 
   const pipeline = new RunPipeline({
-    store, clock, config, log, wakeups, owner,
+    store, clock, config, log, wakeups, routineOutcomes, owner,
     fenceOf: (agentId) => ownership.fenceOf(agentId),
     launch: new AnnouncingLauncher(executors, feed).launch,
     stopLeftoverSessions,
@@ -170,7 +169,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     transcripts: { store, clock, timers: wallClock, log, maxBytes: config.transcriptMaxBytes, publish: notifier.transcriptPrinted },
   });
   // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
-  const runCancels = new RunCancelService({ store, clock, log, wakeups, stopSession: (run) => announceCancelledRun(feed, run) });
+  const runCancels = new RunCancelService({ store, clock, log, wakeups, routineOutcomes, stopSession: (run) => announceCancelledRun(feed, run) });
   const stopCancelListener = stopCancelledSessions(feed, (runId) => pipeline.stopSession(runId));
   supervisor = new Supervisor({
     store, clock, log, ownership, inspect: options.inspect,

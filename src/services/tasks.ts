@@ -12,6 +12,7 @@ import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { executorToStore, requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+import type { RoutineOutcomes } from './routines/outcomes.js';
 import type { WakeupService } from './wakeups.js';
 
 /**
@@ -34,6 +35,8 @@ export class TaskService {
     private readonly deps: ServiceDeps,
     private readonly notifier: WakeupNotifier,
     private readonly wakeups: WakeupService,
+    /** A retry cancelled by a reassignment ends the routine run it carries. */
+    private readonly routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>,
   ) {}
 
   createTask(body: z.output<typeof CreateTaskBody>, by: Actor = { type: 'user', id: null }): Promise<Task> {
@@ -117,7 +120,7 @@ export class TaskService {
     if (!task.assignee_agent_instance_id) return;
     for (const retry of await tx.wakeups.cancelRetriesOf(task.id, task.assignee_agent_instance_id, 'retry_stale_assignee', now)) {
       await this.wakeups.requeueFolded(tx, retry, now);
-      await this.wakeups.settleRoutineRun(tx, retry, 'cancelled', now, false);
+      await this.routineOutcomes.recordOutcome(tx, retry, 'cancelled', now, false);
       await this.wakeups.releaseCheckout(tx, task.id, retry.id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,
