@@ -36,10 +36,15 @@ import type { Store } from './persistence/store.js';
 import { OrgService } from './services/org.js';
 import { QuotaService } from './services/quotas.js';
 import { DeliveryService } from './services/delivery.js';
-import { RoutineService } from './services/routines.js';
+import { RoutineCatalogue } from './services/routines/catalogue.js';
+import { RoutineFiring } from './services/routines/firing.js';
+import { RoutineOutcomes } from './services/routines/outcomes.js';
+import { RoutineRouting } from './services/routines/routing.js';
 import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
 import { WakeupService } from './services/wakeups.js';
+import { Later } from './wiring/later.js';
+import { AgentActorsPort, EventSink, RoutineChangesPort, assertAttached } from './wiring/ports.js';
 
 export interface SchedulerOptions {
   config?: Config;
@@ -63,7 +68,7 @@ export interface Scheduler {
   /** This process as one replica on the database: its leases, heartbeat and hand-overs. */
   replicas: ReplicaMembership;
   feed: LiveFeed;
-  services: { org: OrgService; tasks: TaskService; routines: RoutineService; wakeups: WakeupService };
+  services: { org: OrgService; tasks: TaskService; routines: { catalogue: RoutineCatalogue; firing: RoutineFiring }; wakeups: WakeupService };
   /** Restores actors, replays undelivered events, sweeps, and listens (unless listen is false). */
   start(options?: { listen?: boolean }): Promise<{ url: string | null }>;
   /** Stops accepting work, lets running sessions finish (or marks them), and closes the database. */
@@ -89,16 +94,14 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const log = options.logger ?? createLogger(config);
   let ready = false;
   let listeningUrl: string | null = null;
-  // The URL agents call back on is known once the server listens (OFFICE_PORT=0 picks the port then),
-  // and sessions may be launched before that, while the actors boot.
-  let urlKnown!: (url: string) => void;
-  const serverUrl = new Promise<string>((resolve) => { urlKnown = resolve; });
+  const serverUrl = new Later<string>();
+  // The three cycles of the wiring, each broken by a port built first and attached below, once the
+  // part it forwards to exists (wiring/ports.ts): store -> bus, notifier -> supervisor, routine
+  // services -> trigger actors. Every port is asserted attached before this function returns.
+  const committedEvents = new EventSink();
+  const agentActors = new AgentActorsPort();
+  const routineChanges = new RoutineChangesPort();
 
-  // Late-bound only inside this function: each is assigned below before start() can run. The store
-  // publishes to the bus, which acknowledges and parks events through the store.
-  let bus!: EventBus;
-  let supervisor!: Supervisor;
-  let triggers!: TriggerSupervisor;
   // The replica owns the agent leases: with PostgreSQL, OFFICE_REPLICA_ID, holding a share of the
   // agents under expiring leases. With SQLite an owner per boot, as ever: it takes every agent at start
   // under leases that never expire, and the events an earlier boot claimed are never its own.
@@ -110,49 +113,45 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     owner,
     outboxClaimMs,
     now: () => clock.now(),
-    publish: (events) => bus.publish(events),
-    durable: (type) => bus.needsOutbox(type),
-    withinTransaction: (tx, event) => bus.runWithin(tx, event),
+    publish: committedEvents.publish,
+    durable: committedEvents.durable,
+    withinTransaction: committedEvents.withinTransaction,
     onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
     timers: clock,
     log,
   });
   const outbox = new OutboxAcknowledger(store, log);
-  bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work),
+  const bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work),
     claims: outboxClaimMs === undefined ? undefined : { owner, durationMs: outboxClaimMs } });
+  committedEvents.attach(bus);
 
   const ownership = new AgentOwnership({ store, log, clock, leaseMs }, owner);
   const feed = createLiveFeed();
-  const notifier = new LiveNotifier(() => supervisor, feed, log);
+  const notifier = new LiveNotifier(agentActors, feed, log);
   const deps = { store, clock, config, log };
-  // Late-bound like the supervisor: the routine service is built just below, before any wakeup ends.
-  const wakeups: WakeupService = new WakeupService(config, log, notifier,
-    (tx, wakeup, outcome, now, sessionRan): Promise<void> => routines.recordOutcome(tx, wakeup, outcome, now, sessionRan));
-  const tasks = new TaskService(deps, notifier, wakeups);
-  // Late-bound: a change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
   // Routine result deliveries survive the process: with SQLite a boot takes over whatever an earlier one claimed.
   const deliveries = new DeliveryService({ ...deps, owner, random: options.random ?? Math.random, takeOverAtStart: outboxClaimMs === undefined });
-  const routines = new RoutineService(deps, wakeups, tasks, {
-    routineChanged: (id) => {
-      triggers.routineChanged(id);
-      replicaSignals.routineChanged(id);
-      notifier.routineChanged(id);
-    },
-  }, deliveries);
+  const routineOutcomes = new RoutineOutcomes(deps, deliveries, routineChanges);
+  const wakeups = new WakeupService(config, log, notifier, routineOutcomes);
+  const tasks = new TaskService(deps, notifier, wakeups, routineOutcomes);
+  const routines = {
+    catalogue: new RoutineCatalogue(deps, routineOutcomes, routineChanges),
+    firing: new RoutineFiring(deps, new RoutineRouting(deps, wakeups, tasks, routineOutcomes), routineOutcomes),
+  };
   const recovery = new RecoverySweep({ store, clock, log, config, wakeups, owns: (agentId) => ownership.holds(agentId) });
-  const org = new OrgService(deps, wakeups, routines, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
+  const org = new OrgService(deps, wakeups, routines.catalogue, (agent) => notifier.agentChanged(agent.id), notifier, (agentId) => void recovery.sweepAgent(agentId),
     (tx, agentId) => ownership.takeWithin(tx, agentId));
   const environment = { host: process.env, extraNames: config.agentEnvNames };
   const executors = createExecutors(options.functions ?? new Map(), { runTimeoutSec: config.runTimeoutSec, stopGraceMs: config.shutdownGraceMs, environment });
   const quotas = new QuotaService({ config, log, host: environment.host });
 
   const pipeline = new RunPipeline({
-    store, clock, config, log, wakeups, owner,
+    store, clock, config, log, wakeups, routineOutcomes, owner,
     fenceOf: (agentId) => ownership.fenceOf(agentId),
     launch: new AnnouncingLauncher(executors, feed).launch,
     stopLeftoverSessions,
     random: options.random ?? Math.random,
-    apiUrl: () => config.apiUrl ?? serverUrl,
+    apiUrl: () => config.apiUrl ?? serverUrl.promise,
     afterRun: createAfterRun({ config, log, wakeups, tasks, agentChanged: notifier.agentChanged }),
     agentChanged: notifier.agentChanged,
     quotaKeyOf: quotas.keyOf,
@@ -163,15 +162,16 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     transcripts: { store, clock, timers: wallClock, log, maxBytes: config.transcriptMaxBytes, publish: notifier.transcriptPrinted },
   });
   // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
-  const runCancels = new RunCancelService({ store, clock, log, wakeups, stopSession: (run) => announceCancelledRun(feed, run) });
+  const runCancels = new RunCancelService({ store, clock, log, wakeups, routineOutcomes, stopSession: (run) => announceCancelledRun(feed, run) });
   const stopCancelListener = stopCancelledSessions(feed, (runId) => pipeline.stopSession(runId));
-  supervisor = new Supervisor({
+  const supervisor = new Supervisor({
     store, clock, log, ownership, inspect: options.inspect,
     process: (wakeupId, fence) => pipeline.process(wakeupId, fence),
     onActorChange: notifier.actorChanged,
   });
-  triggers = new TriggerSupervisor({
-    store, clock, log, routines, owner, inspect: options.inspect, holds: (agentId) => ownership.holds(agentId),
+  agentActors.attach(supervisor);
+  const triggers = new TriggerSupervisor({
+    store, clock, log, routines: routines.firing, owner, inspect: options.inspect, holds: (agentId) => ownership.holds(agentId),
     onFired: notifier.routineFired,
   });
   const replicas = new ReplicaMembership({
@@ -201,6 +201,14 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     reconcileTriggers: () => triggers.reconcileHeld(),
     takeExpiredEvents: () => bus.replayUndelivered(owner, { takeOver: false }),
   });
+  // A change refreshes this replica's trigger actors and tells the others (the one holding the assignee runs them).
+  routineChanges.attach({
+    routineChanged: (id) => {
+      triggers.routineChanged(id);
+      replicaSignals.routineChanged(id);
+      notifier.routineChanged(id);
+    },
+  });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
   const stopTaskFeed = feedTaskChanges(bus, feed);
 
@@ -209,6 +217,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     isReady: () => ready,
     metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
   }, log);
+  assertAttached(committedEvents, agentActors, routineChanges);
 
   return {
     app, store, events: bus, config, supervisor, triggers, recovery, replicas, feed,
@@ -232,7 +241,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
         const address = app.server.address();
         listeningUrl = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : null;
       }
-      urlKnown(listeningUrl ?? `http://${config.host}:${config.port}`);
+      serverUrl.known(listeningUrl ?? `http://${config.host}:${config.port}`);
       await recovery.start();
       deliveries.start();
       ready = true;

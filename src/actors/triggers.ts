@@ -2,7 +2,7 @@
  * Trigger actors: one per enabled schedule trigger of an active routine, on the replica that holds
  * the routine's assignee (beside its agent actor). Each waits for its stored next_run_at; firing
  * claims the tick with a compare-and-set, computes catch-up after downtime, and fires through the
- * routine service in the same transaction. The compare-and-set and UNIQUE (trigger_id,
+ * routine firing service in the same transaction. The compare-and-set and UNIQUE (trigger_id,
  * scheduled_for) keep a tick fired once, whichever replica fires it.
  */
 import type { Logger } from 'pino';
@@ -16,7 +16,8 @@ import type { Store, Tx } from '../persistence/store.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import { ServiceError } from '../services/errors.js';
-import { jitterMsOf, type CronTicks, type RoutineChangeListener, type RoutineService } from '../services/routines.js';
+import type { RoutineChangeListener } from '../services/routines/changes.js';
+import { jitterMsOf, type CronTicks, type RoutineFiring } from '../services/routines/firing.js';
 
 const SNAPSHOT_KIND = 'trigger';
 /** A broken trigger (database write failing) tries again after this, doubling up to an hour. */
@@ -34,7 +35,7 @@ export interface TriggerSupervisorDeps {
   store: Store;
   clock: Clock;
   log: Logger;
-  routines: RoutineService;
+  routines: Pick<RoutineFiring, 'fireCronTicks'>;
   /** The owner this process acts as: a trigger's snapshot is restored by the owner of its routine's assignee. */
   owner: string;
   /** Whether this process holds the agent: a trigger's actor runs where its routine's assignee is held. Every agent when absent. */
@@ -335,7 +336,7 @@ export class TriggerSupervisor implements RoutineChangeListener {
 
   /**
    * Reads the batch's triggers, plans each due tick (with catch-up), and hands the plans to the
-   * routine service, which claims and records them in one store operation. With `refused` (the
+   * routine firing service, which claims and records them in one store operation. With `refused` (the
    * error of a first attempt), each tick is recorded as a failed routine run instead.
    */
   private async fireDueIn(tx: Tx, inputs: FireDueInput[], refused: string | null): Promise<{ nextRunAt: number | null; routineId: string | null }[]> {

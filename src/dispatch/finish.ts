@@ -69,7 +69,7 @@ export async function finishRun(
     resultJson: result.resultJson, error: result.error, madeProgress: closed.madeProgress,
   };
   if (result.ok) {
-    await ctx.wakeups.settleRoutineRun(tx, wakeup, 'succeeded', now, true);
+    await ctx.routineOutcomes.recordOutcome(tx, wakeup, 'succeeded', now, true);
     if (result.followUps !== false) await ctx.afterRun(tx, finished, now);
     return { retryAt: null };
   }
@@ -89,7 +89,7 @@ export async function finishRun(
 async function failForSetup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, setupError: string, now: number) {
   if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now, error: setupError }))) return;
   const name = (await tx.agents.get(wakeup.agent_id))?.name ?? wakeup.agent_id;
-  await ctx.wakeups.settleRoutineRun(tx, wakeup, 'failed', now, true);
+  await ctx.routineOutcomes.recordOutcome(tx, wakeup, 'failed', now, true);
   await raiseInboxItem(tx, {
     workspace_id: wakeup.workspace_id, kind: 'agent.setup_error', title: `${name} cannot start: ${setupError.split(';')[0]}`,
     body: `${setupError}.\nFix the agent's executor (PATCH /api/office/agents/${wakeup.agent_id}), then wake it again.`,
@@ -200,7 +200,7 @@ export async function handleWakeupFailure(ctx: PipelineContext, tx: Tx, wakeup: 
  */
 async function endForDeletedAgent(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, run: Run, errorText: string, now: number) {
   if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now, error: errorText }))) return;
-  await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
+  await ctx.routineOutcomes.recordOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
   await decide(ctx, tx, { ...wakeup, run_id: run.id }, 'wakeup_cancelled', 'failed and not retried: the agent was deleted', now, {
     reason: 'agent_deleted', error: errorText.slice(-500),
   }, 'warn');
@@ -212,7 +212,7 @@ const failedOutcomeOf = (run: Run) => (run.status === 'interrupted' ? 'interrupt
 /** After the last retry: the wakeup fails, a person sees it in the inbox, and the coordinator is woken. */
 async function escalateFailure(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, agent: Agent, run: Run, errorText: string, retryCount: number, now: number) {
   if (!(await tx.wakeups.endClaimed(wakeup.id, { status: 'failed', finished_at: now, error: errorText }))) return;
-  await ctx.wakeups.settleRoutineRun(tx, wakeup, failedOutcomeOf(run), now, true);
+  await ctx.routineOutcomes.recordOutcome(tx, wakeup, failedOutcomeOf(run), now, true);
   await raiseInboxItem(tx, {
     workspace_id: wakeup.workspace_id, kind: 'agent.error',
     title: `${agent.name} failed after ${retryCount} retries`,

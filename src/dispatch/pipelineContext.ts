@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../domain/clock.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
+import type { RoutineOutcomes } from '../services/routines/outcomes.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { ExecutorSpec } from '../domain/executors.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
@@ -15,6 +16,8 @@ export interface PipelineContext {
   config: Config;
   log: Logger;
   wakeups: WakeupService;
+  /** Every end of a claimed wakeup (a finished run, a failure, a launch refused) settles the routine run it carries. */
+  routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>;
   /** The owner this process acts as: recovery after a crash touches only the agents it holds. */
   owner: string;
   /** The fence of an agent's claims and finishes: this owner at the epoch it holds the agent with. */

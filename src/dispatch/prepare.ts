@@ -306,7 +306,7 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
   await ctx.wakeups.requeueFolded(tx, wakeup, now);
   // Nothing to do is a fine result; a fire that never reached its agent (paused, stale, blocked) is not.
   const nothingToDo = status === 'finished' && fields.skip_reason === 'no_actionable_tasks';
-  await ctx.wakeups.settleRoutineRun(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
+  await ctx.routineOutcomes.recordOutcome(tx, wakeup, nothingToDo ? 'succeeded' : 'failed', now, false);
 }
 
 /**

@@ -14,31 +14,31 @@ export interface AgentActors extends WakeupNotifier {
  * withdrawn, an agent changed, an agent actor's new view, a routine that fired. Its methods are
  * arrows, so each can be handed on as a callback.
  *
- * The agent actors are reached through a function because of the one cycle in the wiring: the
- * supervisor drives the run pipeline, which needs the wakeup service, which needs this notifier.
- * The supervisor is built last, before anything can be queued.
+ * The agent actors are the supervisor, which drives the run pipeline, which needs the wakeup
+ * service, which needs this notifier: the scheduler hands it a port to the supervisor, attached
+ * once the supervisor is built (wiring/ports.ts, AgentActorsPort).
  */
 export class LiveNotifier implements WakeupNotifier {
   constructor(
-    private readonly agentActors: () => AgentActors,
+    private readonly agentActors: AgentActors,
     private readonly feed: LiveFeed,
     private readonly log: Pick<Logger, 'error'>,
   ) {}
 
   readonly wakeupQueued = (agentId: string, wakeupId: string, availableAt: number): void => {
-    this.agentActors().wakeupQueued(agentId, wakeupId, availableAt);
+    this.agentActors.wakeupQueued(agentId, wakeupId, availableAt);
     this.feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'queued' } });
   };
 
   /** Also a feed entry: the stream shows it, and the replica holding the agent hears it (ReplicaSignals.relayed). */
   readonly wakeupWithdrawn = (agentId: string, wakeupId: string): void => {
-    this.agentActors().wakeupWithdrawn(agentId, wakeupId);
+    this.agentActors.wakeupWithdrawn(agentId, wakeupId);
     this.feed.trigger.publish({ item: { kind: 'wakeup', wakeup_id: wakeupId, agent_id: agentId, status: 'cancelled' } });
   };
 
   /** Called after commit, where nobody could handle a failure: it is logged. */
   readonly agentChanged = (agentId: string): void => {
-    this.agentActors().agentChanged(agentId).catch((error) => this.log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
+    this.agentActors.agentChanged(agentId).catch((error) => this.log.error({ err: error, agent_id: agentId }, 'agent actor update failed'));
   };
 
   readonly actorChanged = (agentId: string, view: Record<string, unknown>): void => {

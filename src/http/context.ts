@@ -5,7 +5,8 @@ import type { Store } from '../persistence/store.js';
 import type { OrgService } from '../services/org.js';
 import type { TaskService } from '../services/tasks.js';
 import type { WakeupService } from '../services/wakeups.js';
-import type { RoutineService } from '../services/routines.js';
+import type { RoutineCatalogue } from '../services/routines/catalogue.js';
+import type { RoutineFiring } from '../services/routines/firing.js';
 import type { RunCancelService } from '../services/runCancel.js';
 import type { LiveFeed } from '../events/liveFeed.js';
 import type { QuotaService } from '../services/quotas.js';
@@ -18,7 +19,8 @@ export interface AppContext {
   org: OrgService;
   tasks: TaskService;
   wakeups: WakeupService;
-  routines: RoutineService;
+  /** The routines and their triggers as written (catalogue), and fires from a person or a webhook (firing). */
+  routines: { catalogue: RoutineCatalogue; firing: RoutineFiring };
   /** Stopping a run in flight (POST /api/office/runs/:id/cancel). */
   runCancels: RunCancelService;
   /** Shared quotas of the agent programs (GET /api/office/quotas). */

@@ -23,7 +23,7 @@ export const SKIP_IDLE_WAKEUPS_BY_ROLE: Record<AgentRole, boolean> = {
 
 export const isCoordinatorRole = (role: AgentRole) => role === 'ceo' || role === 'coordinator';
 
-/** The routine side of an agent's lifecycle; provided by the routine service. */
+/** The routine side of an agent's lifecycle; provided by the routine catalogue. */
 export interface AgentRoutines {
   /** Installs a coordinator's heartbeat routine inside the transaction that creates the coordinator. */
   installHeartbeat(tx: Tx, agent: Agent, ownerId?: string): Promise<void>;

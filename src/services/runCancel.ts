@@ -14,6 +14,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, forbidden, notFound } from './errors.js';
+import type { RoutineOutcomes } from './routines/outcomes.js';
 import type { WakeupService } from './wakeups.js';
 
 export interface RunCancelDeps {
@@ -21,6 +22,8 @@ export interface RunCancelDeps {
   clock: Clock;
   log: Logger;
   wakeups: WakeupService;
+  /** A cancelled run's wakeup ends the routine run it carries. */
+  routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>;
   /** After commit: stop the run's session where it runs (this process, or the replica holding its agent). */
   stopSession: (run: Pick<Run, 'id' | 'agent_id'>) => void;
 }
@@ -93,7 +96,7 @@ export class RunCancelService {
     // Only while the wakeup is still this run's and claimed: one that ended meanwhile (its failure
     // handled, a retry scheduled) keeps the end it had, and its routine run is not settled twice.
     const cancelled = await tx.wakeups.endClaimed(run.wakeup_id, { status: 'cancelled', cancel_reason: why.cancelReason, finished_at: now }, run.id);
-    if (cancelled) await this.deps.wakeups.settleRoutineRun(tx, cancelled, 'cancelled', now, false);
+    if (cancelled) await this.deps.routineOutcomes.recordOutcome(tx, cancelled, 'cancelled', now, false);
     // For the record only; nothing is decided on it.
     const before = cancelled ? 'claimed' : (await tx.wakeups.get(run.wakeup_id))?.status ?? null;
     await recordDecision(tx, this.deps.log, {

@@ -12,6 +12,7 @@ import type { ServiceDeps, WakeupNotifier } from './deps.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { executorToStore, requireAgentIn, requireProjectIn, requireWorkspace } from './org.js';
+import type { RoutineOutcomes } from './routines/outcomes.js';
 import type { WakeupService } from './wakeups.js';
 
 /**
@@ -34,6 +35,8 @@ export class TaskService {
     private readonly deps: ServiceDeps,
     private readonly notifier: WakeupNotifier,
     private readonly wakeups: WakeupService,
+    /** A retry cancelled by a reassignment ends the routine run it carries. */
+    private readonly routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>,
   ) {}
 
   createTask(body: z.output<typeof CreateTaskBody>, by: Actor = { type: 'user', id: null }): Promise<Task> {
@@ -62,7 +65,7 @@ export class TaskService {
     });
     if (!(await tx.tasks.insert(task))) await explainRefusedTask(tx, body);
     if (by.type === 'agent') {
-      await this.recordAgentWrite(tx, by, provenance, now, {
+      await recordAgentWrite(tx, this.deps.log, by, provenance, now, {
         workspace_id: ws, code: 'task_created', task_id: task.id,
         message: `created ${task.parent_id ? `subtask of ${task.parent_id}` : 'task'} '${task.title}'`
           + (task.assignee_agent_instance_id ? ` for ${task.assignee_agent_instance_id}` : ''),
@@ -117,7 +120,7 @@ export class TaskService {
     if (!task.assignee_agent_instance_id) return;
     for (const retry of await tx.wakeups.cancelRetriesOf(task.id, task.assignee_agent_instance_id, 'retry_stale_assignee', now)) {
       await this.wakeups.requeueFolded(tx, retry, now);
-      await this.wakeups.settleRoutineRun(tx, retry, 'cancelled', now, false);
+      await this.routineOutcomes.recordOutcome(tx, retry, 'cancelled', now, false);
       await this.wakeups.releaseCheckout(tx, task.id, retry.id);
       await recordDecision(tx, this.deps.log, {
         workspace_id: task.workspace_id, code: 'wakeup_retry_cancelled', agent_id: retry.agent_id, task_id: task.id,
@@ -136,59 +139,8 @@ export class TaskService {
    * The kanban move. A `requires_approval` task moved to DONE goes to IN_REVIEW with an approval
    * and an inbox item instead; only resolving that approval moves it on.
    */
-  async moveTaskIn(tx: Tx, id: string, state: TaskState, by: Actor, note: string | null, bypassApproval = false): Promise<Task> {
-    const task = await tx.tasks.get(id);
-    if (!task) throw notFound('task', id);
-    const now = this.deps.clock.now();
-    const provenance = await provenanceOfActor(tx, by);
-    let target = state;
-    // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
-    if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
-      target = 'IN_REVIEW';
-      if (!(await this.requestApproval(tx, task, by, now))) {
-        // Another move asked first (perhaps at this very moment, on another replica): it moves the task.
-        const current = (await tx.tasks.get(id))!;
-        if (current.state === 'IN_REVIEW') return current;
-      }
-    }
-    if (target === task.state) return task;
-    // The state it was read in is the guard: a move made meanwhile (another replica, an agent's action)
-    // refuses this one, which was decided on a state the task no longer has.
-    const moved = await tx.tasks.move(id, task.state, target, now);
-    if (!moved) throw conflict(`task '${id}' was moved by someone else meanwhile (it is no longer ${task.state}); read it again and retry`);
-    if (by.type === 'agent') {
-      await this.recordAgentWrite(tx, by, provenance, now, {
-        workspace_id: task.workspace_id, code: 'task_moved', task_id: id,
-        message: `moved task from ${task.state} to ${target}`, details: { from: task.state, to: target },
-      });
-    }
-    tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by: { type: by.type, id: by.id }, note, provenance });
-    return moved;
-  }
-
-  /**
-   * Asks for the task's approval, once: the database keeps one pending approval per task, so of two
-   * moves at once one inserts it (with its inbox item) and the other finds it. True when this one asked.
-   */
-  private async requestApproval(tx: Tx, task: Task, by: Actor, now: number): Promise<boolean> {
-    const requester = by.type === 'agent' && by.id ? by.id : task.assignee_agent_instance_id;
-    if (!requester) {
-      // Nobody could ask; an approval already waiting is enough.
-      if (await tx.approvals.pendingForTask(task.id)) return false;
-      throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
-    }
-    const asked: Approval = {
-      id: newId('apr'), workspace_id: task.workspace_id, task_id: task.id, requested_by_agent_id: requester,
-      title: `Approve: ${task.title}`, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
-    };
-    const { approval, created } = await tx.approvals.insertPending(asked);
-    if (!created) return false;
-    await raiseInboxItem(tx, {
-      workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
-      body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
-    }, now);
-    tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
-    return true;
+  moveTaskIn(tx: Tx, id: string, state: TaskState, by: Actor, note: string | null, bypassApproval = false): Promise<Task> {
+    return moveTaskWithin(tx, this.deps, id, state, by, note, bypassApproval);
   }
 
   createComment(taskId: string, body: NewComment, by?: Actor): Promise<Comment> {
@@ -207,24 +159,13 @@ export class TaskService {
     await tx.comments.insert(comment);
     const provenance = await provenanceOfActor(tx, by);
     if (by.type === 'agent') {
-      await this.recordAgentWrite(tx, by, provenance, comment.created_at, {
+      await recordAgentWrite(tx, this.deps.log, by, provenance, comment.created_at, {
         workspace_id: task.workspace_id, code: 'comment_created', task_id: taskId,
         message: `commented on task ${taskId}`, details: { comment_id: comment.id },
       });
     }
     tx.emit('comment.created', { comment_id: comment.id, task_id: taskId, author_type: comment.author_type, author_id: comment.author_id, provenance });
     return comment;
-  }
-
-  /**
-   * An agent's write is its run's follow-on work: the audit trail names the run, and whether it
-   * was unattended and for whom (API.md, "Audit").
-   */
-  private recordAgentWrite(tx: Tx, by: Actor, provenance: Provenance, now: number,
-    entry: { workspace_id: string; code: string; task_id: string; message: string; details: Record<string, unknown> }) {
-    return recordDecision(tx, this.deps.log, {
-      ...entry, agent_id: by.id, run_id: by.runId ?? null, actor_type: 'agent', actor_id: by.id, ...provenance,
-    }, now);
   }
 
   createApproval(body: z.output<typeof CreateApprovalBody>): Promise<Approval> {
@@ -319,6 +260,79 @@ export class TaskService {
       }, this.deps.clock.now());
     });
   }
+}
+
+/**
+ * The kanban move, in the caller's transaction (TaskService.moveTaskIn). A function of its own, not
+ * only a method: the end of a routine run moves its task to DONE, and what settles that end is
+ * reached from the wakeup service, which TaskService itself depends on.
+ */
+export async function moveTaskWithin(
+  tx: Tx, deps: Pick<ServiceDeps, 'clock' | 'log'>, id: string, state: TaskState, by: Actor, note: string | null, bypassApproval = false,
+): Promise<Task> {
+  const task = await tx.tasks.get(id);
+  if (!task) throw notFound('task', id);
+  const now = deps.clock.now();
+  const provenance = await provenanceOfActor(tx, by);
+  let target = state;
+  // An already-approved (DONE) task moved to DONE again stays put: no second approval round.
+  if (state === 'DONE' && task.requires_approval && !bypassApproval && task.state !== 'DONE') {
+    target = 'IN_REVIEW';
+    if (!(await requestApproval(tx, task, by, now))) {
+      // Another move asked first (perhaps at this very moment, on another replica): it moves the task.
+      const current = (await tx.tasks.get(id))!;
+      if (current.state === 'IN_REVIEW') return current;
+    }
+  }
+  if (target === task.state) return task;
+  // The state it was read in is the guard: a move made meanwhile (another replica, an agent's action)
+  // refuses this one, which was decided on a state the task no longer has.
+  const moved = await tx.tasks.move(id, task.state, target, now);
+  if (!moved) throw conflict(`task '${id}' was moved by someone else meanwhile (it is no longer ${task.state}); read it again and retry`);
+  if (by.type === 'agent') {
+    await recordAgentWrite(tx, deps.log, by, provenance, now, {
+      workspace_id: task.workspace_id, code: 'task_moved', task_id: id,
+      message: `moved task from ${task.state} to ${target}`, details: { from: task.state, to: target },
+    });
+  }
+  tx.emit('task.moved', { task_id: id, workspace_id: task.workspace_id, from: task.state, to: target, by: { type: by.type, id: by.id }, note, provenance });
+  return moved;
+}
+
+/**
+ * Asks for the task's approval, once: the database keeps one pending approval per task, so of two
+ * moves at once one inserts it (with its inbox item) and the other finds it. True when this one asked.
+ */
+async function requestApproval(tx: Tx, task: Task, by: Actor, now: number): Promise<boolean> {
+  const requester = by.type === 'agent' && by.id ? by.id : task.assignee_agent_instance_id;
+  if (!requester) {
+    // Nobody could ask; an approval already waiting is enough.
+    if (await tx.approvals.pendingForTask(task.id)) return false;
+    throw conflict(`task '${task.id}' requires approval but has no agent to request it`);
+  }
+  const asked: Approval = {
+    id: newId('apr'), workspace_id: task.workspace_id, task_id: task.id, requested_by_agent_id: requester,
+    title: `Approve: ${task.title}`, status: 'pending', decision_note: null, created_at: now, resolved_at: null,
+  };
+  const { approval, created } = await tx.approvals.insertPending(asked);
+  if (!created) return false;
+  await raiseInboxItem(tx, {
+    workspace_id: task.workspace_id, kind: 'approval', title: approval.title,
+    body: `Task ${task.id} is waiting for approval.`, agent_id: requester, task_id: task.id, ref_id: approval.id,
+  }, now);
+  tx.emit('approval.created', { approval_id: approval.id, task_id: task.id, requested_by_agent_id: requester });
+  return true;
+}
+
+/**
+ * An agent's write is its run's follow-on work: the audit trail names the run, and whether it
+ * was unattended and for whom (API.md, "Audit").
+ */
+function recordAgentWrite(tx: Tx, log: ServiceDeps['log'], by: Actor, provenance: Provenance, now: number,
+  entry: { workspace_id: string; code: string; task_id: string; message: string; details: Record<string, unknown> }) {
+  return recordDecision(tx, log, {
+    ...entry, agent_id: by.id, run_id: by.runId ?? null, actor_type: 'agent', actor_id: by.id, ...provenance,
+  }, now);
 }
 
 /** "$10.00 a day, pausing the agent at the limit": a budget's terms in the activity's words. */

@@ -15,7 +15,7 @@ import type { Store } from '../persistence/store.js';
 import type { ServiceDeps } from './deps.js';
 import { forbidden, notFound } from './errors.js';
 import { newId } from './ids.js';
-import type { RoutineService } from './routines.js';
+import type { RoutineCatalogue } from './routines/catalogue.js';
 import type { RunCancelService } from './runCancel.js';
 import type { WakeupService } from './wakeups.js';
 
@@ -45,7 +45,7 @@ const viewOf = ({ token_hash: _hash, ...rest }: ApiToken): TokenView => rest;
 export class TokenService {
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly routines: Pick<RoutineService, 'pauseRoutinesOfRevokedToken'>,
+    private readonly routines: Pick<RoutineCatalogue, 'pauseRoutinesOfRevokedToken'>,
     private readonly wakeups: Pick<WakeupService, 'cancelOnBehalfOf'>,
     private readonly runCancels: Pick<RunCancelService, 'stopRunsOnBehalfOf'>,
   ) {}

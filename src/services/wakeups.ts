@@ -3,13 +3,13 @@ import type { Config } from '../config.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
 import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, needsCapSlot, type Provenance } from '../domain/provenance.js';
-import type { RoutineRunOutcome } from '../domain/routines.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { CheckoutWaiter, FoldRule, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import type { WakeupNotifier } from './deps.js';
 import { notFound } from './errors.js';
 import { newId } from './ids.js';
+import type { RoutineOutcomes } from './routines/outcomes.js';
 
 export interface EnqueueRequest {
   agent_id: string;
@@ -50,9 +50,6 @@ export interface WakeContext {
   [key: string]: unknown;
 }
 
-/** Settles the routine run a wakeup carries when the wakeup ends (the routine service provides it). */
-export type RoutineRunSettler = (tx: Tx, wakeup: Wakeup, outcome: RoutineRunOutcome, now: number, sessionRan: boolean) => Promise<void>;
-
 /**
  * Persists wakeup requests: idempotency, the coalescing window and the claim-time merge, all in
  * the caller's transaction. The agent actor hears about a queued wakeup only after commit.
@@ -62,8 +59,8 @@ export class WakeupService {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly notifier: WakeupNotifier,
-    /** Every path that ends a wakeup settles the routine run it carries through this (routines.recordOutcome). */
-    readonly settleRoutineRun: RoutineRunSettler,
+    /** The wakeups it cancels end the routine runs they carry. */
+    private readonly routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>,
   ) {}
 
   async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
@@ -199,7 +196,7 @@ export class WakeupService {
     // One statement: a wakeup claimed meanwhile (its run about to start) is not cancelled under it; it finishes on its own.
     for (const wakeup of await tx.wakeups.cancelUnclaimedOf(agent.id, reason, now)) {
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
-      await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+      await this.routineOutcomes.recordOutcome(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: agent.id, task_id: wakeup.task_id,
         wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of, ...by,
@@ -218,7 +215,7 @@ export class WakeupService {
     for (const wakeup of cancelled) {
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
       await this.requeueFolded(tx, wakeup, now);
-      await this.settleRoutineRun(tx, wakeup, 'cancelled', now, false);
+      await this.routineOutcomes.recordOutcome(tx, wakeup, 'cancelled', now, false);
       await recordDecision(tx, this.log, {
         workspace_id: wakeup.workspace_id, code: 'wakeup_cancelled', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
         wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of, ...by,

@@ -104,7 +104,7 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
   await tasks.createComment(task.id, { body: 'hello', author_type: 'user', author_id: 'u1' });
   await tasks.createApproval({ task_id: task.id, requested_by_agent_id: worker.id, title: 'Approve?' });
   await tasks.createBudget({ scope: 'agent', scope_id: worker.id, limit_usd: 100, period: 'monthly', action_on_exceed: 'warn' });
-  const created = await routines.create({
+  const created = await routines.catalogue.create({
     workspace_id: ws.id, name: 'Routine', assignee_agent_instance_id: coordinator.id,
     triggers: [
       { kind: 'schedule', cron_expression: '0 9 * * 1-5', timezone: 'Europe/London' },

@@ -24,7 +24,7 @@ async function setUp() {
   const queued: string[] = [];
   const wakeups = new WakeupService(config, pino({ level: 'silent' }), {
     wakeupQueued: (_agent, id) => queued.push(id), wakeupWithdrawn: () => undefined,
-  }, async () => undefined);
+  }, { recordOutcome: async () => undefined });
   const { agent, workspace } = await store.transaction((tx) => seedAgent(tx, NOW, { max_concurrent_routine_runs: 1 }));
   const self = (reason: string, provenance?: typeof UNATTENDED): EnqueueRequest =>
     ({ agent_id: agent.id, source: 'self', reason, payload: { reason }, ...(provenance ? { provenance } : {}) });

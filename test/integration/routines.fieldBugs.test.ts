@@ -144,7 +144,7 @@ describe('a routine on a deleted assignee (item 8)', () => {
       triggers: [{ kind: 'schedule', cron_expression: '* * * * *', timezone: 'UTC' }],
     });
     await h.waitFor(() => h!.scheduler.triggers.view(routine.triggers[0].id), 'the trigger actor');
-    const service = h.scheduler.services.routines;
+    const service = h.scheduler.services.routines.firing;
     service.fireIn = async () => { throw new ServiceError('conflict', 'refused by a rule for this test'); };
 
     const tick = Date.parse(routine.triggers[0].next_run_at);

@@ -548,7 +548,7 @@ describe('idempotent firing (one routine run per tick)', () => {
 
     const routineRow = (await store.read((tx) => tx.routines.get(routine.id)))!;
     const fires = await Promise.all([1, 2].map(() => store.transaction((tx) =>
-      h.scheduler.services.routines.fireIn(tx, routineRow, { source: 'cron', triggerId: trigger.id, variables: {}, scheduledFor: expected }))));
+      h.scheduler.services.routines.firing.fireIn(tx, routineRow, { source: 'cron', triggerId: trigger.id, variables: {}, scheduledFor: expected }))));
     expect(fires.map((f) => f.created).sort()).toEqual([false, true]);
     const runs = await routineRuns(routine.id);
     expect(runs).toHaveLength(1);

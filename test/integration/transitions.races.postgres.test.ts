@@ -194,7 +194,7 @@ describe.runIf(process.platform === 'linux')('a state change races another conne
     await insert(a, { routines: [routine] });
 
     const outcome = await raced([["UPDATE office_routines SET status = 'archived' WHERE id = $1", [routine.id]]],
-      () => a.scheduler.services.routines.update(routine.id, { status: 'paused' }));
+      () => a.scheduler.services.routines.catalogue.update(routine.id, { status: 'paused' }));
 
     refusedWith(outcome, 'conflict');
     expect(await read<Routine>(a, (tx) => tx.routines.get(routine.id))).toMatchObject({ status: 'archived' });

@@ -45,8 +45,8 @@ describe('simulation invariant: folded wakeups', () => {
       const agent = await org.createAgent({
         workspace_id: ws.id, name: 'a', role: 'worker', executor: { kind: 'function', name: 'agent' }, cooldown_sec: 0, skip_idle_wakeups: false,
       });
-      const { routine } = await routines.create({ workspace_id: ws.id, name: 'digest', assignee_agent_instance_id: agent.id, triggers: [{ kind: 'manual' }] });
-      await routines.fireManually(routine.id, {});
+      const { routine } = await routines.catalogue.create({ workspace_id: ws.id, name: 'digest', assignee_agent_instance_id: agent.id, triggers: [{ kind: 'manual' }] });
+      await routines.firing.fireManually(routine.id, {});
       await settle(scheduler);
       const [tick] = await scheduler.store.query((tx) => tx.wakeups.list({ agent_id: agent.id, source: 'routine' }));
       expect(tick!.status).toBe('scheduled_retry');

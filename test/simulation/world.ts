@@ -362,7 +362,7 @@ export class SimulationWorld {
     this.log('drain');
     const routines = (await this.scheduler.store.read((tx) => tx.routines.list({}))).sort((a, b) => a.name.localeCompare(b.name));
     for (const routine of routines) {
-      if (routine.status === 'active') await this.act(`pause routine ${routine.name}`, () => this.scheduler.services.routines.update(routine.id, { status: 'paused' }));
+      if (routine.status === 'active') await this.act(`pause routine ${routine.name}`, () => this.scheduler.services.routines.catalogue.update(routine.id, { status: 'paused' }));
     }
     for (let i = 0; i < MAX_TIMER_STEPS; i++) {
       if (this.gen.crashed) await this.recover();
@@ -417,14 +417,14 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     if (coordinator) agents.push(coordinator.id);
     const anyAgent = () => r.pick(agents);
     const routines: string[] = [];
-    const light = await world.act('routine: every 15 s (light)', () => s().routines.create({
+    const light = await world.act('routine: every 15 s (light)', () => s().routines.catalogue.create({
       workspace_id: ws.id, name: 'every 15 s', assignee_agent_instance_id: anyAgent(),
       concurrency_policy: r.pick(['coalesce_if_active', 'skip_if_active', 'always_enqueue'] as const),
       catch_up_policy: r.pick(['enqueue_missed_with_cap', 'skip_missed'] as const), catch_up_max: r.int(1, 4),
       triggers: [{ kind: 'schedule', cron_expression: '*/15 * * * * *' }, { kind: 'manual' }],
     }));
     if (light) routines.push(light.routine.id);
-    const heavy = await world.act('routine: every minute (heavy)', () => s().routines.create({
+    const heavy = await world.act('routine: every minute (heavy)', () => s().routines.catalogue.create({
       workspace_id: ws.id, name: 'every minute', assignee_agent_instance_id: anyAgent(), task_template: { title: 'Minute job' },
       concurrency_policy: r.pick(['coalesce_if_active', 'always_enqueue'] as const),
       triggers: [{ kind: 'schedule', cron_expression: '0 * * * * *' }, { kind: 'manual' }],
@@ -462,7 +462,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         await world.act(`wake ${agent.slice(-4)}`, () => s().org.wake(agent, { reason: `wake ${step}` }));
       } else if (x < 0.61 && routines.length) {
         const routine = r.pick(routines);
-        await world.act(`fire ${routine.slice(-4)}`, () => s().routines.fireManually(routine, {}));
+        await world.act(`fire ${routine.slice(-4)}`, () => s().routines.firing.fireManually(routine, {}));
       } else if (x < 0.66) {
         const agent = anyAgent();
         const status = r.pick(['paused', 'idle', 'idle'] as const);

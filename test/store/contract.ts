@@ -43,7 +43,7 @@ function wakeupService(coalesceWindowMs: number) {
   const service = new WakeupService(config, pino({ level: 'silent' }), {
     wakeupQueued: (_agentId, wakeupId) => queued.push(wakeupId),
     wakeupWithdrawn: () => undefined,
-  }, async () => undefined);
+  }, { recordOutcome: async () => undefined });
   return { service, queued };
 }
 

@@ -76,7 +76,7 @@ describe('LiveNotifier', () => {
     const feed = createLiveFeed();
     const items = feedItems(feed);
     const actors = { wakeupQueued: vi.fn(), wakeupWithdrawn: vi.fn(), agentChanged: vi.fn(async () => undefined) };
-    const notifier = new LiveNotifier(() => actors, feed, { error: vi.fn() });
+    const notifier = new LiveNotifier(actors, feed, { error: vi.fn() });
 
     notifier.wakeupQueued('agt_1', 'wk_1', 5_000);
     expect(actors.wakeupQueued).toHaveBeenCalledWith('agt_1', 'wk_1', 5_000);
@@ -87,7 +87,7 @@ describe('LiveNotifier', () => {
     const error = new Error('actor gone');
     const actors = { wakeupQueued: vi.fn(), wakeupWithdrawn: vi.fn(), agentChanged: vi.fn(async () => { throw error; }) };
     const log = { error: vi.fn() };
-    new LiveNotifier(() => actors, createLiveFeed(), log).agentChanged('agt_1');
+    new LiveNotifier(actors, createLiveFeed(), log).agentChanged('agt_1');
     await vi.waitFor(() => expect(log.error).toHaveBeenCalledWith({ err: error, agent_id: 'agt_1' }, 'agent actor update failed'));
   });
 });

@@ -49,7 +49,7 @@ export function routineRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createRoutine', summary: 'Create a routine with its triggers', tag: 'Routines', success: { 201: RoutineSchema }, errors: WRITE_ERRORS,
         description: 'A webhook trigger created without a secret gets a generated one, shown only in this response. The routine\'s `owner_id` is the id of the token that creates it (`"admin"` for OFFICE_API_TOKEN, or when no token is configured); only an admin may set `owner_id` in the body: a member that names any owner but itself gets a 403, and nothing is created.' }),
       body: CreateRoutineBody }, config: { access: 'member' } }, async (req, reply) => {
-      const { routine, triggers } = await ctx.routines.create({ ...req.body, owner_id: ownerOfNewRoutine(req, req.body.owner_id) });
+      const { routine, triggers } = await ctx.routines.catalogue.create({ ...req.body, owner_id: ownerOfNewRoutine(req, req.body.owner_id) });
       return reply.code(201).send({ ...toApi(routine), triggers: triggers.map((t) => triggerView(t, true)), recent_runs: [] });
     });
     r.get('/api/office/routines/:id', { schema: {
@@ -59,14 +59,14 @@ export function routineRoutes(ctx: AppContext) {
       ...operation({ operationId: 'updateRoutine', summary: 'Change, pause or archive a routine', tag: 'Routines', success: { 200: RoutineSchema }, errors: WRITE_ERRORS,
         description: 'A member may change only the routines it owns (403 with the reason otherwise), and may not give one another owner. An admin may set `owner_id`: a routine paused because its owner\'s token was revoked (`paused_reason: "owner\'s token was revoked"`) resumes when an admin gives it a new owner, unless the same request sets `status`. Setting such a routine `active` without a new owner, or naming a revoked token as owner, is a 409.' }),
       params: IdParams, body: PatchRoutineBody }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req) => {
-      await ctx.routines.update(req.params.id, req.body, actorFieldsOf(req.principal));
+      await ctx.routines.catalogue.update(req.params.id, req.body, actorFieldsOf(req.principal));
       return routineDetail(ctx, req.params.id);
     });
     r.delete('/api/office/routines/:id', { schema: {
       ...operation({ operationId: 'deleteRoutine', summary: 'Archive a routine', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS,
         description: 'The routine leaves the lists and its triggers stop; it can still be read, with `status: "archived"`, and its runs listed.' }),
       params: IdParams }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req, reply) => {
-      await ctx.routines.remove(req.params.id, actorFieldsOf(req.principal));
+      await ctx.routines.catalogue.remove(req.params.id, actorFieldsOf(req.principal));
       return reply.code(204).send();
     });
     r.get('/api/office/routines/:id/runs', { schema: {
@@ -82,21 +82,21 @@ export function routineRoutes(ctx: AppContext) {
       params: IdParams, body: FireRoutineBody.nullish() }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req, reply) => {
       // A manual fire is attended, on behalf of whoever fired it (API.md, "Audit").
       const firedBy = req.principal.kind === 'user' ? req.principal.tokenId : null;
-      const { routineRun } = await ctx.routines.fireManually(req.params.id, req.body?.variables ?? {}, firedBy);
+      const { routineRun } = await ctx.routines.firing.fireManually(req.params.id, req.body?.variables ?? {}, firedBy);
       return reply.code(202).send({ routine_run: toApi(routineRun) });
     });
     r.post('/api/office/routines/:id/triggers', { schema: {
       ...operation({ operationId: 'createRoutineTrigger', summary: 'Add a trigger to a routine', tag: 'Routines', success: { 201: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: TriggerBody }, config: { access: 'owner' }, preHandler: managerOf('routine') }, async (req, reply) =>
-      reply.code(201).send(triggerView(await ctx.routines.addTrigger(req.params.id, req.body), true)));
+      reply.code(201).send(triggerView(await ctx.routines.catalogue.addTrigger(req.params.id, req.body), true)));
     r.patch('/api/office/routine-triggers/:id', { schema: {
       ...operation({ operationId: 'updateRoutineTrigger', summary: 'Change a trigger', tag: 'Routines', success: { 200: RoutineTriggerSchema }, errors: WRITE_ERRORS }),
       params: IdParams, body: PatchTriggerBody }, config: { access: 'owner' }, preHandler: managerOf('routine_trigger') }, async (req) =>
-      triggerView(await ctx.routines.updateTrigger(req.params.id, req.body)));
+      triggerView(await ctx.routines.catalogue.updateTrigger(req.params.id, req.body)));
     r.delete('/api/office/routine-triggers/:id', { schema: {
       ...operation({ operationId: 'deleteRoutineTrigger', summary: 'Remove a trigger', tag: 'Routines', success: { 204: NO_CONTENT }, errors: WRITE_ERRORS }),
       params: IdParams }, config: { access: 'owner' }, preHandler: managerOf('routine_trigger') }, async (req, reply) => {
-      await ctx.routines.removeTrigger(req.params.id);
+      await ctx.routines.catalogue.removeTrigger(req.params.id);
       return reply.code(204).send();
     });
     r.get('/api/office/routine-triggers/:id/preview', { schema: {

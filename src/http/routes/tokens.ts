@@ -13,7 +13,7 @@ const IdParams = z.strictObject({ id: Id });
 const ADMIN_ONLY = 'Admin only: a member token gets a 403.';
 
 export function tokenRoutes(ctx: AppContext, log: Logger) {
-  const tokens = new TokenService({ store: ctx.store, clock: ctx.clock, config: ctx.config, log }, ctx.routines, ctx.wakeups, ctx.runCancels);
+  const tokens = new TokenService({ store: ctx.store, clock: ctx.clock, config: ctx.config, log }, ctx.routines.catalogue, ctx.wakeups, ctx.runCancels);
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -69,7 +69,7 @@ export function webhookRoutes(ctx: AppContext) {
       }
       const variables = variablesOf(req.headers['content-type'], rawBody);
       const deliveryId = header(req.headers['x-delivery-id']) ?? header(req.headers['x-github-delivery']) ?? null;
-      const result = await ctx.routines.fireWebhook(trigger, variables, deliveryId ? deliveryId.slice(0, 200) : null);
+      const result = await ctx.routines.firing.fireWebhook(trigger, variables, deliveryId ? deliveryId.slice(0, 200) : null);
       return reply.code(result.created ? 202 : 200).send({ routine_run: toApi(result.routineRun) });
     });
   };
