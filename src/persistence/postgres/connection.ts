@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type pg from 'pg';
+import pg from 'pg';
 
 type Params = Record<string, unknown> | unknown[] | undefined;
 
@@ -190,3 +190,13 @@ export function toSqlValue(value: unknown): unknown {
   if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
   return value;
 }
+
+/**
+ * BIGINT (ms times, counts) and NUMERIC (sums of BIGINT) come back as numbers, as SQLite gives them:
+ * every value the store reads is far below 2^53.
+ */
+const NUMBER_TYPES = new Set([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
+export const numericTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    NUMBER_TYPES.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { InspectorSql, quote, type Catalogue } from '../sql/inspector.js';
 import { PgConnection } from './connection.js';
-import { numericTypes } from './store.js';
+import { numericTypes } from './connection.js';
 
 /** PostgreSQL's catalogue: information_schema, and pg_index for the primary key. */
 const CATALOGUE: Catalogue = {

@@ -14,7 +14,7 @@ import { PgReplicas } from './replicas.js';
 import { PgSignals } from './notify.js';
 import { PgRoutines } from './routines.js';
 import { PgSnapshots } from './snapshots.js';
-import { PgConnection } from './connection.js';
+import { PgConnection, numericTypes } from './connection.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { PgTasks } from './tasks.js';
 import { PgWakeups } from './wakeups.js';
@@ -41,16 +41,6 @@ const MAX_ATTEMPTS = 8;
  */
 const retryDelayMs = (attempt: number) => Math.round(Math.random() * 15 * attempt);
 const DEFAULT_POOL_SIZE = 10;
-
-/**
- * BIGINT (ms times, counts) and NUMERIC (sums of BIGINT) come back as numbers, as SQLite gives them:
- * every value the store reads is far below 2^53.
- */
-const NUMBER_TYPES = new Set([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
-export const numericTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    NUMBER_TYPES.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
 
 /** What a unit's work is handed: the Tx, which is also the read side (Store.query) on the same connection. */
 type UnitTx = Tx & Reads;
