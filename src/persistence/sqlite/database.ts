@@ -34,3 +34,25 @@ export function openDatabase(path: string, options: OpenOptions): Database.Datab
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   return db;
 }
+
+export interface CheckpointResult {
+  /** 1 when a reader or writer kept the checkpoint from finishing. */
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+/**
+ * A TRUNCATE checkpoint that never waits. It runs on the event loop, and the busy timeout would
+ * stall every timer, socket and actor for up to BUSY_TIMEOUT_MS while another connection (a backup,
+ * the sqlite3 shell) reads an older snapshot; a checkpoint that cannot finish now is tried after the
+ * next burst instead.
+ */
+export function truncateWalWithoutWaiting(db: Database.Database): CheckpointResult | undefined {
+  db.pragma('busy_timeout = 0');
+  try {
+    return db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as CheckpointResult | undefined;
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}

@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../domain/clock.js';
 import type { Reads, StorageHealth, Store, Tx } from '../store.js';
-import { openDatabase } from './database.js';
+import { openDatabase, truncateWalWithoutWaiting } from './database.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './outbox.js';
@@ -315,7 +315,7 @@ export class SqliteStore implements Store {
       return;
     }
     try {
-      const result = this.sql.get<{ busy: number; log: number; checkpointed: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
+      const result = truncateWalWithoutWaiting(this.db);
       if (result?.busy) this.log.warn({ db: this.options.path, ...result }, 'the WAL checkpoint could not finish: another connection reads');
     } catch (error) {
       // The WAL still holds every commit; the next burst's checkpoint tries again.
