@@ -1063,11 +1063,11 @@ export function storeContract(name: string, factory: StoreFactory): void {
       it('activity lists newest first and counts by code', async () => {
         const { workspace } = await seed();
         await write(async (tx) => {
-          for (const code of ['a', 'b', 'a']) await tx.activity.insert({ workspace_id: workspace.id, code, message: code }, now);
+          for (const code of ['wakeup_coalesced', 'budget_alert', 'wakeup_coalesced'] as const) await tx.activity.insert({ workspace_id: workspace.id, code, message: code }, now);
         });
-        expect((await query((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['a', 'b', 'a']);
-        expect(await read((tx) => tx.activity.countSince(workspace.id, 'a', now))).toBe(2);
-        expect(await query((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'b' }))).toHaveLength(1);
+        expect((await query((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['wakeup_coalesced', 'budget_alert', 'wakeup_coalesced']);
+        expect(await read((tx) => tx.activity.countSince(workspace.id, 'wakeup_coalesced', now))).toBe(2);
+        expect(await query((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'budget_alert' }))).toHaveLength(1);
       });
 
       it('inbox items list newest first (ties by id) and resolve by reference', async () => {

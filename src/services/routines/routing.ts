@@ -76,7 +76,7 @@ export class RoutineRouting {
    */
   private async dispatch(
     tx: Tx, routine: Routine, agent: Agent | null, run: RoutineRun, request: FireRequest, now: number, prefetched: Prefetched,
-  ): Promise<RoutineRun> {
+  ): Promise<RoutineRun & Pick<RunRoute, 'status'>> {
     // The run was inserted `received` in this transaction: no other path can have routed it.
     const settle = async (patch: RunRoute) => {
       await tx.routines.routeRun(run.id, patch);

@@ -1,0 +1,52 @@
+/**
+ * The catalogues of codes (src/domain/activityCodes.ts): tsc already refuses a code written that is
+ * not catalogued; these check the other way, that every catalogued code is still written somewhere
+ * in src, so an entry whose last writer went away does not linger, and that each has its sentence.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ACTIVITY_CODES } from '../../src/domain/activityCodes.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+/** The catalogues themselves do not count as a use of their own codes. */
+const CATALOGUES = ['domain/activityCodes.ts'];
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourcesUnder(path);
+    return entry.name.endsWith('.ts') && !CATALOGUES.includes(relative(SRC, path)) ? [path] : [];
+  });
+}
+const source = sourcesUnder(SRC).map((path) => readFileSync(path, 'utf8')).join('\n');
+
+const quoted = (text: string) => [`'${text}'`, `"${text}"`, `\`${text}\``].some((form) => source.includes(form));
+
+/**
+ * A code written as a string literal, or composed by a template (`routine_run_${run.status}`) from
+ * a prefix and a literal that src also writes ('dispatched').
+ */
+function isWritten(code: string): boolean {
+  if (quoted(code)) return true;
+  const prefixes = [...source.matchAll(/`([a-z_]+_)\$\{/g)].map((match) => match[1]!);
+  return prefixes.some((prefix) => code.startsWith(prefix) && quoted(code.slice(prefix.length)));
+}
+
+describe.each([
+  ['activity codes', ACTIVITY_CODES],
+])('the catalogue of %s', (_name, catalogue: Record<string, string>) => {
+  it('has no code that src no longer writes', () => {
+    expect(Object.keys(catalogue).filter((code) => !isWritten(code))).toEqual([]);
+  });
+
+  it('gives every code one sentence: a capital first, a period last', () => {
+    const malformed = Object.entries(catalogue).filter(([, sentence]) => !/^[A-Z].*[^.]\.$/s.test(sentence.trim()) || sentence !== sentence.trim());
+    expect(malformed).toEqual([]);
+  });
+
+  it('spells every code in lower snake case', () => {
+    expect(Object.keys(catalogue).filter((code) => !/^[a-z]+(_[a-z]+)*$/.test(code))).toEqual([]);
+  });
+});
