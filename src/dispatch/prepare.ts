@@ -54,7 +54,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
 
   if (!agent || agent.deleted_at !== null || agent.status === 'paused' || agent.status === 'stopped') {
     await decide(ctx, tx, wakeup, 'wakeup_agent_unavailable', `agent is ${agent?.status ?? 'deleted'}: finished with no run`, now);
-    return end('finished', { skip_reason: `agent_${agent?.deleted_at ? 'deleted' : agent?.status ?? 'deleted'}` });
+    return end('finished', { skip_reason: !agent || agent.deleted_at !== null ? 'agent_deleted' : agent.status === 'paused' ? 'agent_paused' : 'agent_stopped' });
   }
 
   // An approval decision is news for the agent that asked, whatever became of the task: approving

@@ -4,9 +4,11 @@
  * - ACTIVITY_CODES: the `code` of an activity entry (GET /api/office/activity, the log line of
  *   each decision). The recording functions take an ActivityCode, so a code that is not here, or is
  *   misspelt, does not compile.
+ * - REASON_CODES: the `skip_reason` or `cancel_reason` of a wakeup or a routine run, and the hold a
+ *   queued wakeup waits on. The explain of a wakeup and the dashboard read their words from here.
  *
- * The spec and API.md pin some spellings (wakeup_idle_skipped, wakeup_stale_cancelled,
- * recovery_dispatch, run_cancelled, ...): a code is never renamed, since stored entries and
+ * The spec and API.md pin some spellings (wakeup_idle_skipped, recovery_dispatch, assignee_changed,
+ * run_cancelled, owner_revoked, cap_reached, ...): a code is never renamed, since stored entries and
  * clients that filter on it keep the old one.
  */
 
@@ -81,4 +83,54 @@ export type ActivityCode = keyof typeof ACTIVITY_CODES;
 /** The sentence of a code read back from the log; undefined for a code no longer written. */
 export function activitySentence(code: string): string | undefined {
   return Object.hasOwn(ACTIVITY_CODES, code) ? ACTIVITY_CODES[code as ActivityCode] : undefined;
+}
+
+/**
+ * Each sentence also reads as the end of a wakeup's explain ("cancelled: task was reassigned to
+ * Agent B", "skipped: no actionable tasks"), through reasonClause: write it so that it still reads
+ * with its first letter in lower case and without its period.
+ */
+export const REASON_CODES = {
+  // cancel_reason: the wakeup's task moved on before its claim (the spec's staleness check).
+  task_not_found: 'The task no longer exists.',
+  assignee_changed: 'Task was reassigned.',
+  task_terminal: 'Task is already finished (done, cancelled or archived).',
+  review_participant_changed: 'The agent is no longer a reviewer of the task.',
+  // cancel_reason: a retry whose task moved on while it waited.
+  retry_stale_assignee: 'Retry dropped because the task was reassigned.',
+  retry_task_cancelled: 'Retry dropped because the task was cancelled.',
+  // cancel_reason: stopped by a person, or for one (API.md, "Stopping a run", "Trust boundaries").
+  run_cancelled: 'Its run was cancelled by a person; not retried.',
+  owner_revoked: 'The token it ran on behalf of was revoked; not retried.',
+
+  // skip_reason of a wakeup that ended with no run (agent_deleted is also a cancel_reason).
+  agent_paused: 'Agent is paused.',
+  agent_stopped: 'Agent is stopped.',
+  agent_deleted: 'Agent was deleted.',
+  no_actionable_tasks: 'No actionable tasks.',
+  blocked: 'The task is blocked; it wakes again when its blockers resolve.',
+  budget_exceeded: 'Budget exceeded; agent paused.',
+  // Written only before a checkout conflict waited (pinned): older rows still carry it.
+  checkout_conflict: 'Another run held the task.',
+
+  // skip_reason of a routine run, and of unattended follow-on work refused at a cap.
+  cap_reached: 'A cap on routine runs was reached.',
+  active_run: 'Its last fire is still active.',
+
+  // skip_reason of a wakeup back in the queue: what it waits for.
+  daily_run_cap: 'Daily run cap reached.',
+  daily_cost_cap: 'Daily cost cap reached.',
+  quota_exhausted: 'Waiting for its program\'s quota to reset.',
+} as const satisfies Record<string, string>;
+
+export type ReasonCode = keyof typeof REASON_CODES;
+
+export function isReasonCode(value: string | null | undefined): value is ReasonCode {
+  return typeof value === 'string' && Object.hasOwn(REASON_CODES, value);
+}
+
+/** A reason's sentence as the end of another ("cancelled: the task no longer exists"). */
+export function reasonClause(code: ReasonCode): string {
+  const sentence = REASON_CODES[code];
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1, -1);
 }
