@@ -1,6 +1,6 @@
 /**
- * The catalogues of codes (src/domain/activityCodes.ts): tsc already refuses a code written that is
- * not catalogued; these check the other way, that every catalogued code is still written somewhere
+ * The catalogues of codes (src/domain/activityCodes.ts, src/domain/errorCodes.ts): tsc already
+ * refuses a code written that is not catalogued; these check the other way, that every catalogued code is still written somewhere
  * in src, so an entry whose last writer went away does not linger, and that each has its sentence.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,10 +8,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ACTIVITY_CODES, REASON_CODES, reasonClause } from '../../src/domain/activityCodes.js';
+import { ERROR_CODES } from '../../src/domain/errorCodes.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 /** The catalogues themselves do not count as a use of their own codes. */
-const CATALOGUES = ['domain/activityCodes.ts'];
+const CATALOGUES = ['domain/activityCodes.ts', 'domain/errorCodes.ts'];
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -43,6 +44,7 @@ const RETIRED = ['checkout_conflict'];
 describe.each([
   ['activity codes', ACTIVITY_CODES],
   ['skip and cancel reasons', REASON_CODES],
+  ['error codes', ERROR_CODES],
 ])('the catalogue of %s', (_name, catalogue: Record<string, string>) => {
   it('has no code that src no longer writes, but for the retired ones kept for older rows', () => {
     expect(Object.keys(catalogue).filter((code) => !isWritten(code) && !RETIRED.includes(code))).toEqual([]);
