@@ -2,6 +2,7 @@
  * Pure formatting for the pages: times, durations and the wakeup status badges. No DOM here, so
  * the unit tests can import it.
  */
+import type { ReasonCode } from '../../src/domain/activityCodes.js';
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from '../../src/domain/runCancel.js';
 
 export type Tone = 'neutral' | 'info' | 'good' | 'warn' | 'bad' | 'muted';
@@ -11,7 +12,7 @@ export interface Badge {
   tone: Tone;
 }
 
-/** The spec's wording for each cancel reason ("Cancelled - assignee changed", ...). */
+/** The spec's wording for each cancel reason ("Cancelled - assignee changed", ...): a badge, not the reason's sentence. */
 const CANCEL_LABELS: Record<string, string> = {
   assignee_changed: 'Cancelled - assignee changed',
   task_terminal: 'Cancelled - task completed',
@@ -21,7 +22,7 @@ const CANCEL_LABELS: Record<string, string> = {
   review_participant_changed: 'Cancelled - reviewer changed',
   [RUN_CANCELLED_REASON]: 'Cancelled - run stopped by a person',
   [OWNER_REVOKED_REASON]: 'Cancelled - owner\'s token revoked',
-};
+} satisfies Partial<Record<ReasonCode, string>>;
 
 const STATUS_LABELS: Record<string, Badge> = {
   queued: { label: 'Queued', tone: 'info' },

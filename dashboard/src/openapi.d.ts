@@ -1108,7 +1108,7 @@ export interface components {
         /** @description Every error status answers with this envelope. */
         Error: {
             error: {
-                /** @description A stable code to branch on: validation_error, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, misdirected_request, storage_unavailable, not_ready, … */
+                /** @description A stable code to branch on: validation_error, bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, misdirected_request, storage_unavailable, not_ready, internal_error. */
                 code: string;
                 message: string;
                 /** @description For validation_error: one entry per offending field. */

@@ -3,6 +3,7 @@
  * keeps its zone (the workspace's when none was given, as the server saves it); a routine's other
  * times are in its schedule's zone, else its workspace's. Pure, for the unit tests.
  */
+import { isReasonCode, reasonClause } from '../../src/domain/activityCodes.js';
 import type { Routine, RoutineRun, Trigger } from './types.js';
 
 /** The zone a trigger's times are in. */
@@ -28,18 +29,13 @@ export function lastFiredOf(trigger: Pick<Trigger, 'id' | 'last_fired_at'>, runs
   return times.filter((t): t is string => Boolean(t)).sort().pop() ?? null;
 }
 
-const SKIP_REASONS: Record<string, string> = {
-  active_run: 'its last fire is still active',
-  cap_reached: 'a cap on routine runs was reached',
-};
-
 /** What a fire did, for a person: "created the task", "woke the assignee", "skipped: its last fire is still active". */
 export function fireOutcome(run: Pick<RoutineRun, 'status' | 'skip_reason' | 'error'>): string {
   switch (run.status) {
     case 'task_created': return 'created a task';
     case 'dispatched': return 'woke the assignee';
     case 'coalesced': return 'joined the work of an earlier fire that is still active';
-    case 'skipped': return `skipped: ${SKIP_REASONS[run.skip_reason ?? ''] ?? (run.skip_reason ?? 'no reason given').replaceAll('_', ' ')}`;
+    case 'skipped': return `skipped: ${isReasonCode(run.skip_reason) ? reasonClause(run.skip_reason) : (run.skip_reason ?? 'no reason given').replaceAll('_', ' ')}`;
     case 'failed': return `could not fire: ${run.error ?? 'no reason given'}`;
     default: return 'is being handled';
   }

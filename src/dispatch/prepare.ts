@@ -3,6 +3,7 @@
  * checks, staleness, idle skip, blockers, checkout, budget pre-check, executor resolution, prompt,
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
+import type { ActivityCode } from '../domain/activityCodes.js';
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { isAgentProgramSpec, resolveExecutor, runsFromItsClaim, type ExecutorSpec } from '../domain/executors.js';
 import { QUOTA_HOLD, quotaHoldSentence, releaseTimeOf } from '../domain/quotas.js';
@@ -53,7 +54,7 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
 
   if (!agent || agent.deleted_at !== null || agent.status === 'paused' || agent.status === 'stopped') {
     await decide(ctx, tx, wakeup, 'wakeup_agent_unavailable', `agent is ${agent?.status ?? 'deleted'}: finished with no run`, now);
-    return end('finished', { skip_reason: `agent_${agent?.deleted_at ? 'deleted' : agent?.status ?? 'deleted'}` });
+    return end('finished', { skip_reason: !agent || agent.deleted_at !== null ? 'agent_deleted' : agent.status === 'paused' ? 'agent_paused' : 'agent_stopped' });
   }
 
   // An approval decision is news for the agent that asked, whatever became of the task: approving
@@ -319,7 +320,7 @@ function claimHeld(moved: Wakeup | undefined, wakeup: Wakeup): Wakeup {
 }
 
 export function decide(
-  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, code: string, message: string, now: number,
+  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, code: ActivityCode, message: string, now: number,
   details: Record<string, unknown> = {}, level: 'info' | 'warn' | 'error' = 'info',
 ) {
   return recordDecision(tx, ctx.log, {

@@ -2,6 +2,7 @@
  * "Why did (or didn't) my agent wake?" in one sentence, from the wakeup row, the live actor
  * and the activity that explains its last decision.
  */
+import { isReasonCode, reasonClause, type ReasonCode } from './activityCodes.js';
 import { QUOTA_HOLD } from './quotas.js';
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from './runCancel.js';
 import type { Wakeup } from './types.js';
@@ -35,29 +36,28 @@ export interface FoldTarget {
 
 const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
-const CANCEL_SENTENCES: Record<string, (i: ExplainInput) => string> = {
-  assignee_changed: (i) => `cancelled: task was reassigned${i.assigneeName ? ` to ${i.assigneeName}` : ''}`,
-  task_terminal: () => 'cancelled: task is already finished (done, cancelled or archived)',
-  task_not_found: () => 'cancelled: the task no longer exists',
-  review_participant_changed: () => 'cancelled: the agent is no longer a reviewer of the task',
-  retry_stale_assignee: (i) => `cancelled: retry dropped because the task was reassigned${i.assigneeName ? ` to ${i.assigneeName}` : ''}`,
-  retry_task_cancelled: () => 'cancelled: retry dropped because the task was cancelled',
-  // The activity entry of a cancel names who stopped the run and why (services/runCancel.ts).
-  [RUN_CANCELLED_REASON]: (i) => i.lastDecision ? `cancelled: ${i.lastDecision}` : 'cancelled: its run was cancelled by a person; not retried',
-  [OWNER_REVOKED_REASON]: (i) => i.lastDecision ? `cancelled: ${i.lastDecision}` : 'cancelled: the token it ran on behalf of was revoked; not retried',
+/** What follows a cancel reason's sentence (activityCodes.ts): whom the reassigned task went to. */
+const CANCEL_DETAILS: Partial<Record<ReasonCode, (i: ExplainInput) => string | null>> = {
+  assignee_changed: (i) => i.assigneeName && ` to ${i.assigneeName}`,
+  retry_stale_assignee: (i) => i.assigneeName && ` to ${i.assigneeName}`,
 };
+/** A stopped run is explained by its activity entry, which names who stopped it and why (services/runCancel.ts). */
+const TOLD_BY_ITS_ENTRY: readonly ReasonCode[] = [RUN_CANCELLED_REASON, OWNER_REVOKED_REASON];
 
-const SKIP_SENTENCES: Record<string, string> = {
-  no_actionable_tasks: 'skipped: no actionable tasks',
-  // Only rows from before checkout conflicts waited (pinned): a conflict now waits for the release.
-  checkout_conflict: 'skipped: another run held the task',
-  budget_exceeded: 'skipped: budget exceeded; agent paused',
-  blocked: 'skipped: the task is blocked; it wakes again when its blockers resolve',
-  agent_paused: 'finished with no run: agent is paused',
-  agent_stopped: 'finished with no run: agent is stopped',
-  agent_deleted: 'finished with no run: agent was deleted',
-  cap_reached: 'skipped: a concurrency cap was reached',
-};
+/** A wakeup that ended for one of these never reached its agent; any other skip reason reads "skipped". */
+const ENDED_WITH_NO_RUN: readonly ReasonCode[] = ['agent_paused', 'agent_stopped', 'agent_deleted'];
+
+function explainCancel(input: ExplainInput): string {
+  const reason = input.wakeup.cancel_reason;
+  if (!isReasonCode(reason)) return `cancelled: ${reason ?? 'no reason recorded'}`;
+  if (TOLD_BY_ITS_ENTRY.includes(reason) && input.lastDecision) return `cancelled: ${input.lastDecision}`;
+  return `cancelled: ${reasonClause(reason)}${CANCEL_DETAILS[reason]?.(input) ?? ''}`;
+}
+
+function explainSkip(w: Wakeup, reason: string): string {
+  if (!isReasonCode(reason)) return `${w.status}: ${reason}`;
+  return `${ENDED_WITH_NO_RUN.includes(reason) ? 'finished with no run' : 'skipped'}: ${reasonClause(reason)}`;
+}
 
 export function explainWakeup(input: ExplainInput): string {
   const w = input.wakeup;
@@ -71,10 +71,10 @@ export function explainWakeup(input: ExplainInput): string {
     case 'coalesced':
       return w.run_id ? explainMergedIntoRun(input) : `coalesced: merged into wakeup ${input.coalescedIntoId} inside the coalescing window`;
     case 'cancelled':
-      return (CANCEL_SENTENCES[w.cancel_reason ?? ''] ?? (() => `cancelled: ${w.cancel_reason ?? 'no reason recorded'}`))(input);
+      return explainCancel(input);
     case 'skipped':
     case 'finished':
-      if (w.skip_reason) return SKIP_SENTENCES[w.skip_reason] ?? `${w.status}: ${w.skip_reason}`;
+      if (w.skip_reason) return explainSkip(w, w.skip_reason);
       return `finished: run ${w.run_id ?? '(none)'} completed${w.recovered ? ' (recovered by the sweep)' : ''}`;
     case 'failed':
       return `failed after ${w.retry_count} retries: ${firstLine(w.error ?? input.lastDecision ?? 'unknown error')}`;
@@ -104,11 +104,11 @@ function explainQueued(input: ExplainInput): string {
     return `queued: agent is ${input.agentStatus}; it will end with no run when claimed`;
   }
   if (w.skip_reason === QUOTA_HOLD && w.available_at > input.now) {
-    return `queued: ${input.lastDecision ?? `waiting for its program's quota to reset; starts at ${new Date(w.available_at).toISOString()}`}`;
+    return `queued: ${input.lastDecision ?? `${reasonClause(QUOTA_HOLD)}; starts at ${new Date(w.available_at).toISOString()}`}`;
   }
   if (w.skip_reason === 'daily_run_cap' || w.skip_reason === 'daily_cost_cap') {
     const until = input.zeroDailyCap ? 'the cap is raised (a cap of 0 never resets)' : new Date(w.available_at).toISOString();
-    return `queued: ${w.skip_reason.replaceAll('_', ' ')} reached; waits until ${until}`;
+    return `queued: ${reasonClause(w.skip_reason)}; waits until ${until}`;
   }
   if (w.waiting_on_checkout) {
     return `queued: ${input.lastDecision ?? `waiting for wakeup ${w.waiting_on_checkout} to release the task`}`;

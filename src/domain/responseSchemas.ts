@@ -8,6 +8,7 @@
  * that is not declared here fails the integration suite instead of reaching clients undocumented.
  */
 import { z } from 'zod';
+import { ERROR_CODES } from './errorCodes.js';
 import { ExecutorSpecSchema } from './executors.js';
 import { DELIVERY_STATUSES } from './delivery.js';
 import { CATCH_UP_POLICIES, CONCURRENCY_POLICIES } from './routines.js';
@@ -25,7 +26,7 @@ const Executor = ExecutorSpecSchema.nullable();
 
 export const ErrorEnvelope = z.object({
   error: z.object({
-    code: z.string().describe('A stable code to branch on: validation_error, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, misdirected_request, storage_unavailable, not_ready, …'),
+    code: z.string().describe(`A stable code to branch on: ${Object.keys(ERROR_CODES).join(', ')}.`),
     message: z.string(),
     details: z.array(z.unknown()).optional().describe('For validation_error: one entry per offending field.'),
   }),

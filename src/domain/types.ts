@@ -2,6 +2,7 @@
  * The entities the scheduler reads and writes, as the domain sees them:
  * times are epoch milliseconds, JSON columns are parsed, flags are booleans.
  */
+import type { ActivityCode } from './activityCodes.js';
 import type { SessionTotals, Usage } from './agentPrograms.js';
 import type { ExecutorSpec } from './executors.js';
 import type { WakeupSource } from './wakeupSources.js';
@@ -236,8 +237,9 @@ export interface ActivityEntry {
   created_at: number;
 }
 
-export type NewActivity = Omit<ActivityEntry, 'id' | 'created_at' | 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'> &
-  Partial<Pick<ActivityEntry, 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'>>;
+/** An entry to write: its code is one of the catalogue's (activityCodes.ts); entries read back may carry older ones. */
+export type NewActivity = Omit<ActivityEntry, 'id' | 'created_at' | 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id' | 'code'> &
+  { code: ActivityCode } & Partial<Pick<ActivityEntry, 'unattended' | 'on_behalf_of' | 'actor_type' | 'actor_id' | 'details' | 'message' | 'agent_id' | 'task_id' | 'wakeup_id' | 'run_id' | 'routine_id'>>;
 
 export interface InboxItem {
   id: string;

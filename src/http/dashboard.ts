@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { errorBody } from './errors.js';
 
 const DIST = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
 const TYPES: Record<string, string> = {
@@ -15,7 +16,7 @@ export function dashboardRoutes() {
     // Hidden from the document: the dashboard's files, not API operations.
     app.get('/*', { schema: { hide: true }, config: { access: 'public' } }, async (req, reply) => {
       const path = (req.params as { '*': string })['*'] ?? '';
-      if (path.startsWith('api/')) return reply.code(404).send({ error: { code: 'not_found', message: `no route GET /${path}` } });
+      if (path.startsWith('api/')) return reply.code(404).send(errorBody('not_found', `no route GET /${path}`));
       if (typeof (req.query as { token?: unknown }).token === 'string') {
         // Kept for one release: the dashboard trades it for a session cookie, but the URL with the token is in the proxies' logs already.
         req.log.warn({ path: `/${path}` }, '?token= in a dashboard URL is deprecated and goes away in the next release: open the dashboard and sign in instead');

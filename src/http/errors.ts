@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ErrorCode } from '../domain/errorCodes.js';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import { isStorageUnavailable } from '../persistence/storageUnavailable.js';
 import { ServiceError } from '../services/errors.js';
@@ -15,7 +16,7 @@ const STATUS_BY_CODE: Record<ServiceError['code'], number> = {
 /** A hint sent with 503 storage_unavailable: retrying sooner only adds load while a volume is full. */
 const STORAGE_RETRY_AFTER_SEC = 5;
 
-export function errorBody(code: string, message: string, details?: unknown[]) {
+export function errorBody(code: ErrorCode, message: string, details?: unknown[]) {
   return { error: { code, message, ...(details && details.length ? { details } : {}) } };
 }
 

@@ -18,7 +18,7 @@
  * snapshot restored after a restart waits only for what is left. Time arrives on events (`at`);
  * the machine never reads a clock.
  */
-import { assign, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import type { DeadlineInput } from './sleepUntil.js';
 
 export interface InboxEntry {
@@ -98,15 +98,21 @@ export const agentMachine = setup({
     /** Injected: hand one claimed wakeup to the pipeline. */
     dispatch: (_, _params: { wakeupId: string }) => {},
     observeTime: assign({ now: ({ context, event }) => Math.max(context.now, event.at) }),
+    // Each action below is written for the events named in its assertEvent: any other event is a bug, and throws.
     addToInbox: assign({
-      inbox: ({ context, event }) => (event.type === 'WAKEUP_QUEUED' ? withEntry(context.inbox, event.entry) : context.inbox),
+      inbox: ({ context, event }) => {
+        assertEvent(event, 'WAKEUP_QUEUED');
+        return withEntry(context.inbox, event.entry);
+      },
     }),
     removeFromInbox: assign({
-      inbox: ({ context, event }) =>
-        event.type === 'WAKEUP_WITHDRAWN' ? withoutEntry(context.inbox, event.wakeupId) : context.inbox,
+      inbox: ({ context, event }) => {
+        assertEvent(event, 'WAKEUP_WITHDRAWN');
+        return withoutEntry(context.inbox, event.wakeupId);
+      },
     }),
     endDispatch: assign(({ context, event }) => {
-      if (event.type !== 'DISPATCH_ENDED') return {};
+      assertEvent(event, 'DISPATCH_ENDED');
       const running = context.running.filter((id) => id !== event.wakeupId);
       const inbox = event.retryAt === null
         ? context.inbox
@@ -118,13 +124,15 @@ export const agentMachine = setup({
       const heldUntil = event.holdUntil != null ? Math.max(context.heldUntil ?? 0, event.holdUntil) : context.heldUntil ?? null;
       return { running, inbox, cooldownUntil, heldUntil };
     }),
-    applySettings: assign(({ event }) =>
-      event.type === 'SETTINGS_CHANGED' || event.type === 'RECONCILE' ? { ...event.settings } : {},
-    ),
+    applySettings: assign(({ event }) => {
+      assertEvent(event, ['SETTINGS_CHANGED', 'RECONCILE']);
+      return { ...event.settings };
+    }),
     /** Rows win after a restart: the inbox and cooldown come from the database. */
-    adoptRows: assign(({ event }) =>
-      event.type === 'RECONCILE' ? { inbox: event.inbox, cooldownUntil: event.cooldownUntil, running: [] } : {},
-    ),
+    adoptRows: assign(({ event }) => {
+      assertEvent(event, 'RECONCILE');
+      return { inbox: event.inbox, cooldownUntil: event.cooldownUntil, running: [] };
+    }),
   },
   actors: {
     /** Injected: waits for an absolute deadline, then sends TIMER. */

@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ActivityCode } from '../domain/activityCodes.js';
 import { deliveryBody, planDeliveryRetry, type PendingDelivery } from '../domain/delivery.js';
 import { provenanceOf } from '../domain/provenance.js';
 import type { Routine, RoutineRun, RoutineRunOutcome } from '../domain/routines.js';
@@ -153,7 +154,7 @@ export class DeliveryService {
     return { routine, routineRunId: delivery.routine_run_id };
   }
 
-  private async decide(tx: Tx, about: { routine: Routine | undefined; routineRunId: string }, code: string, message: string,
+  private async decide(tx: Tx, about: { routine: Routine | undefined; routineRunId: string }, code: ActivityCode, message: string,
     details: Record<string, unknown>, now: number, level: 'info' | 'warn' | 'error') {
     const { routine } = about;
     // A delivery is its routine run's follow-on work: a cron or webhook fire's is unattended (API.md, "Audit").

@@ -1,7 +1,10 @@
+import type { ErrorCode } from '../domain/errorCodes.js';
+
 /** Typed service errors; the HTTP layer maps each to its status and the API's error envelope. */
 export class ServiceError extends Error {
   constructor(
-    readonly code: 'validation_error' | 'not_found' | 'conflict' | 'forbidden' | 'unauthorized',
+    /** The codes of the catalogue (domain/errorCodes.ts) a service throws. */
+    readonly code: Extract<ErrorCode, 'validation_error' | 'not_found' | 'conflict' | 'forbidden' | 'unauthorized'>,
     message: string,
     readonly details: { path: string; message: string }[] = [],
   ) {

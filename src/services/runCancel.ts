@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { BOOTSTRAP_ADMIN_ID, actorFieldsOf, type ActorFields, type Principal } from '../domain/governance.js';
+import type { ReasonCode } from '../domain/activityCodes.js';
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON, cancelledError, mayCancelRun } from '../domain/runCancel.js';
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
@@ -68,7 +69,7 @@ export class RunCancelService {
   }
 
   /** The cancel itself, on a run read as running; null when it had ended by the time it was closed. */
-  private async stopIn(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: string }): Promise<Run | null> {
+  private async stopIn(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: ReasonCode }): Promise<Run | null> {
     const now = this.deps.clock.now();
     const ended = { status: 'cancelled' as const, result_json: run.result_json, error: cancelledError(why.by, why.reason), cost_usd: null, finished_at: now };
     // The agent's holder's fence, whoever that is: a person's cancel is not the owner's act, but a
@@ -92,7 +93,7 @@ export class RunCancelService {
    * The run's wakeup ends `cancelled` (run_cancelled, or owner_revoked): no retry, no escalation, and
    * its routine run's outcome is `cancelled`, which a routine does not count as a failed run.
    */
-  private async endWakeup(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: string }, now: number) {
+  private async endWakeup(tx: Tx, run: Run, why: { by: string; actor: ActorFields; reason: string | null; cancelReason: ReasonCode }, now: number) {
     // Only while the wakeup is still this run's and claimed: one that ended meanwhile (its failure
     // handled, a retry scheduled) keeps the end it had, and its routine run is not settled twice.
     const cancelled = await tx.wakeups.endClaimed(run.wakeup_id, { status: 'cancelled', cancel_reason: why.cancelReason, finished_at: now }, run.id);

@@ -1,5 +1,6 @@
 /** Tasks, comments, approvals and budgets: the writes that produce the events agents wake on. */
 import type { z } from 'zod';
+import type { ActivityCode } from '../domain/activityCodes.js';
 import type { CreateApprovalBody, CreateBudgetBody, CreateTaskBody, PatchBudgetBody, PatchTaskBody } from '../domain/schemas.js';
 import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, provenanceOf, type Provenance } from '../domain/provenance.js';
@@ -329,7 +330,7 @@ async function requestApproval(tx: Tx, task: Task, by: Actor, now: number): Prom
  * was unattended and for whom (API.md, "Audit").
  */
 function recordAgentWrite(tx: Tx, log: ServiceDeps['log'], by: Actor, provenance: Provenance, now: number,
-  entry: { workspace_id: string; code: string; task_id: string; message: string; details: Record<string, unknown> }) {
+  entry: { workspace_id: string; code: ActivityCode; task_id: string; message: string; details: Record<string, unknown> }) {
   return recordDecision(tx, log, {
     ...entry, agent_id: by.id, run_id: by.runId ?? null, actor_type: 'agent', actor_id: by.id, ...provenance,
   }, now);

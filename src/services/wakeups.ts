@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ReasonCode } from '../domain/activityCodes.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
 import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, needsCapSlot, type Provenance } from '../domain/provenance.js';
@@ -192,7 +193,7 @@ export class WakeupService {
   }
 
   /** Cancels every queued or waiting wakeup of an agent (it was deleted), releasing their checkouts. `by`: the person who deleted it. */
-  async cancelOpenFor(tx: Tx, agent: Agent, reason: string, now: number, by?: ActorFields): Promise<void> {
+  async cancelOpenFor(tx: Tx, agent: Agent, reason: ReasonCode, now: number, by?: ActorFields): Promise<void> {
     // One statement: a wakeup claimed meanwhile (its run about to start) is not cancelled under it; it finishes on its own.
     for (const wakeup of await tx.wakeups.cancelUnclaimedOf(agent.id, reason, now)) {
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);
@@ -210,7 +211,7 @@ export class WakeupService {
    * a retry), in one statement: its token was revoked. Each releases its checkout, puts back what was
    * folded into it, ends its routine run, and gets an activity entry; its agent actor forgets it.
    */
-  async cancelOnBehalfOf(tx: Tx, ownerId: string, reason: string, now: number, by: ActorFields): Promise<Wakeup[]> {
+  async cancelOnBehalfOf(tx: Tx, ownerId: string, reason: ReasonCode, now: number, by: ActorFields): Promise<Wakeup[]> {
     const cancelled = await tx.wakeups.cancelOnBehalfOf(ownerId, reason, now);
     for (const wakeup of cancelled) {
       if (wakeup.task_id) await this.releaseCheckout(tx, wakeup.task_id, wakeup.id);

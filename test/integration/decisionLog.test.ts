@@ -4,6 +4,7 @@
  * are captured.
  */
 import { describe, expect, it } from 'vitest';
+import type { ActivityCode } from '../../src/domain/activityCodes.js';
 import type { Store } from '../../src/persistence/store.js';
 import { recordDecision } from '../../src/services/activity.js';
 import { capturingLogger } from '../helpers/logs.js';
@@ -15,7 +16,7 @@ const openStore = async (): Promise<Store> => (await freshStore({ now: () => 1_0
 /** Lets pino's stream write what it was given. */
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
-const decision = (code: string) => ({ workspace_id: 'ws_1', code, agent_id: 'agt_1', message: `${code} happened` });
+const decision = (code: ActivityCode) => ({ workspace_id: 'ws_1', code, agent_id: 'agt_1', message: `${code} happened` });
 
 describe('decision log lines', () => {
   it('a rolled-back transaction emits no decision log line, and its activity entry is gone with it', async () => {

@@ -399,8 +399,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(await query((tx) => tx.wakeups.countByStatus())).toMatchObject({ queued: 1, scheduled_retry: 1, finished: 1 });
         expect((await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 1))).map((w) => w.id)).toEqual([retry.id]);
         expect(await write((tx) => tx.wakeups.cancelRetriesOf(task.id, agent.id, 'retry_stale_assignee', now + 2))).toEqual([]);
-        expect(await write((tx) => tx.wakeups.cancelUnclaimedOf(agent.id, 'test', now + 3))).toEqual([
-          { ...onTask, status: 'cancelled', cancel_reason: 'test', finished_at: now + 3 },
+        expect(await write((tx) => tx.wakeups.cancelUnclaimedOf(agent.id, 'agent_deleted', now + 3))).toEqual([
+          { ...onTask, status: 'cancelled', cancel_reason: 'agent_deleted', finished_at: now + 3 },
         ]);
         expect(await read((tx) => tx.wakeups.get(retry.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'retry_stale_assignee', finished_at: now + 1 });
         expect(await read((tx) => tx.wakeups.get(done.id))).toMatchObject({ status: 'finished' });
@@ -779,9 +779,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
           .toEqual([[trigger.id, routine.id]]);
         const run = routineRunRow(routine, now);
         await write((tx) => tx.routines.insertRun(run));
-        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'skipped', skip_reason: 'idle' }))).toBe(true);
+        expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'skipped', skip_reason: 'active_run' }))).toBe(true);
         expect(await write((tx) => tx.routines.routeRun(run.id, { status: 'dispatched' }))).toBe(false);
-        expect(await read((tx) => tx.routines.getRun(run.id))).toEqual({ ...run, status: 'skipped', skip_reason: 'idle' });
+        expect(await read((tx) => tx.routines.getRun(run.id))).toEqual({ ...run, status: 'skipped', skip_reason: 'active_run' });
       });
 
       it('a routine run is recorded once per (trigger, scheduled tick), whoever inserts it', async () => {
@@ -1063,11 +1063,11 @@ export function storeContract(name: string, factory: StoreFactory): void {
       it('activity lists newest first and counts by code', async () => {
         const { workspace } = await seed();
         await write(async (tx) => {
-          for (const code of ['a', 'b', 'a']) await tx.activity.insert({ workspace_id: workspace.id, code, message: code }, now);
+          for (const code of ['wakeup_coalesced', 'budget_alert', 'wakeup_coalesced'] as const) await tx.activity.insert({ workspace_id: workspace.id, code, message: code }, now);
         });
-        expect((await query((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['a', 'b', 'a']);
-        expect(await read((tx) => tx.activity.countSince(workspace.id, 'a', now))).toBe(2);
-        expect(await query((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'b' }))).toHaveLength(1);
+        expect((await query((tx) => tx.activity.list({ workspace_id: workspace.id }))).map((e) => e.code)).toEqual(['wakeup_coalesced', 'budget_alert', 'wakeup_coalesced']);
+        expect(await read((tx) => tx.activity.countSince(workspace.id, 'wakeup_coalesced', now))).toBe(2);
+        expect(await query((tx) => tx.activity.list({ workspace_id: workspace.id, code: 'budget_alert' }))).toHaveLength(1);
       });
 
       it('inbox items list newest first (ties by id) and resolve by reference', async () => {

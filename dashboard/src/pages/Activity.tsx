@@ -2,6 +2,7 @@
  * The activity feed: every decision the scheduler took, newest first, current through the live
  * stream. The filters live in the URL, so a filtered feed can be linked to.
  */
+import { activitySentence } from '../../../src/domain/activityCodes.js';
 import { query, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { ActivityEntry, Agent } from '../types';
@@ -61,7 +62,7 @@ export function ActivityPage() {
             {rows.map((entry) => (
               <tr key={entry.id} data-code={entry.code} data-activity-id={entry.id}>
                 <td><Time at={entry.created_at} /></td>
-                <td><Badge tone={codeTone(entry.code)}>{entry.code}</Badge>{entry.unattended && <Badge tone="info" title={`Caused by a cron or webhook fire${entry.on_behalf_of ? `, on behalf of ${entry.on_behalf_of}` : ''}`}>unattended</Badge>}</td>
+                <td><Badge tone={codeTone(entry.code)} title={activitySentence(entry.code)}>{entry.code}</Badge>{entry.unattended && <Badge tone="info" title={`Caused by a cron or webhook fire${entry.on_behalf_of ? `, on behalf of ${entry.on_behalf_of}` : ''}`}>unattended</Badge>}</td>
                 <td>{entry.agent_id ? <Link to={`/office/agents/${entry.agent_id}`}>{agentName(entry.agent_id)}</Link> : <span className="muted">-</span>}</td>
                 <td className="explain"><ApiSentence text={entry.message} /></td>
                 <td className="links">

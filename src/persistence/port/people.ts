@@ -7,6 +7,7 @@
  * answer. Sessions are found only while unexpired. Activity and inbox rows are appended and never
  * rewritten; an inbox item is resolved by compare-and-set on its open state.
  */
+import type { ActivityCode } from '../../domain/activityCodes.js';
 import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
 import type { Routine } from '../../domain/routines.js';
 import type { Session } from '../../domain/sessions.js';
@@ -54,7 +55,7 @@ export interface ActivityFilter {
 
 export interface ActivityRepo {
   insert(entry: NewActivity, at: number): Promise<void>;
-  countSince(workspaceId: string, code: string, since: number): Promise<number>;
+  countSince(workspaceId: string, code: ActivityCode, since: number): Promise<number>;
 }
 
 export interface InboxRepo {

@@ -7,6 +7,7 @@
  * (PostgreSQL's deadlock rule, migration 0028). A routine's status changes only through its named
  * transitions; `edit` writes plain fields.
  */
+import type { ReasonCode } from '../../domain/activityCodes.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
 
 /** One cron tick to claim (compare-and-set on next_run_at) and the routine run that records it. */
@@ -23,8 +24,8 @@ export type RoutineFields = Partial<Omit<Routine, 'id' | 'created_at' | 'workspa
 export type TriggerFields = Partial<Omit<RoutineTrigger, 'id' | 'routine_id' | 'kind' | 'created_at'>>;
 
 /** Where a received routine run went. */
-export type RunRoute = Partial<Pick<RoutineRun, 'skip_reason' | 'linked_task_id' | 'linked_wakeup_id' | 'coalesced_into_run_id' | 'completed_at'>>
-  & { status: 'skipped' | 'coalesced' | 'task_created' | 'dispatched' };
+export type RunRoute = Partial<Pick<RoutineRun, 'linked_task_id' | 'linked_wakeup_id' | 'coalesced_into_run_id' | 'completed_at'>>
+  & { status: 'skipped' | 'coalesced' | 'task_created' | 'dispatched'; skip_reason?: ReasonCode | null };
 
 export interface RoutineRepo {
   insert(routine: Routine): Promise<void>;

@@ -8,6 +8,7 @@
  * endings (`endClaimed`, `cancelIfOpen`, …) name the status they expect. A refused step answers
  * undefined or no rows; its caller decides on that, never on an earlier read.
  */
+import type { ReasonCode } from '../../domain/activityCodes.js';
 import type { Agent, Budget, Comment, Task, Wakeup, WakeupStatus } from '../../domain/types.js';
 import type { ExhaustedQuota } from '../../domain/quotas.js';
 import type { SessionTotals } from '../../domain/agentPrograms.js';
@@ -67,11 +68,11 @@ export interface ClaimedWakeup {
 }
 
 /** Why a claimed wakeup goes back to the queue, and until when. */
-export type WakeupRequeue = Partial<Pick<Wakeup, 'available_at' | 'skip_reason' | 'waiting_on_checkout'>>;
+export type WakeupRequeue = Partial<Pick<Wakeup, 'available_at' | 'waiting_on_checkout'>> & { skip_reason?: ReasonCode | null };
 
-/** How a claimed wakeup ends. */
+/** How a claimed wakeup ends; a reason written is one of the catalogue's (activityCodes.ts). */
 export type WakeupEnding = Pick<Wakeup, 'finished_at'> & { status: 'finished' | 'skipped' | 'failed' | 'cancelled' }
-  & Partial<Pick<Wakeup, 'cancel_reason' | 'skip_reason' | 'error' | 'run_id'>>;
+  & Partial<Pick<Wakeup, 'error' | 'run_id'>> & { cancel_reason?: ReasonCode | null; skip_reason?: ReasonCode | null };
 
 export interface WakeupRepo {
   /**
@@ -107,7 +108,7 @@ export interface WakeupRepo {
   // The transitions of one wakeup: each one statement guarded in its WHERE by the status it leaves,
   // answering the wakeup as it left it, or undefined (nothing written) when it was not in that status.
   /** Queued to skipped with `skipReason`: a request refused right after it was stored (at a cap). */
-  refuse(id: string, skipReason: string, at: number): Promise<Wakeup | undefined>;
+  refuse(id: string, skipReason: ReasonCode, at: number): Promise<Wakeup | undefined>;
   /** Claimed back to queued, with why it waits (a daily cap, a quota, a checkout): it was claimed and not launched. */
   unclaim(id: string, back: WakeupRequeue): Promise<Wakeup | undefined>;
   /** Claimed to scheduled_retry: its run failed, and it is tried again at `retry_at`. */
@@ -126,17 +127,17 @@ export interface WakeupRepo {
    * Ends `cancelled` (with `reason`), in one statement, the wakeups of `agentId` on `taskId` that wait
    * for a retry; returns them as they are now, oldest first. A retry claimed meanwhile is not among them.
    */
-  cancelRetriesOf(taskId: string, agentId: string, reason: string, at: number): Promise<Wakeup[]>;
+  cancelRetriesOf(taskId: string, agentId: string, reason: ReasonCode, at: number): Promise<Wakeup[]>;
   /**
    * Ends `cancelled` (with `reason`), in one statement, every wakeup of `agentId` not claimed (queued,
    * or waiting for its retry); returns them as they are now, oldest first. A claimed one ends on its own.
    */
-  cancelUnclaimedOf(agentId: string, reason: string, at: number): Promise<Wakeup[]>;
+  cancelUnclaimedOf(agentId: string, reason: ReasonCode, at: number): Promise<Wakeup[]>;
   /**
    * Ends `cancelled` (with `reason`), in one statement, every wakeup done on `ownerId`'s behalf that
    * has not been claimed yet (queued, or waiting for its retry); returns them as they are now.
    */
-  cancelOnBehalfOf(ownerId: string, reason: string, at: number): Promise<Wakeup[]>;
+  cancelOnBehalfOf(ownerId: string, reason: ReasonCode, at: number): Promise<Wakeup[]>;
   /** Puts requests folded into `targetId` back in the queue, except those `carried` (by id); returns them. */
   unfold(targetId: string, carried: readonly string[], now: number): Promise<Wakeup[]>;
   /** Brings wakeups deferred by a daily cap forward to now (the cap was raised or lifted). */

@@ -5,6 +5,7 @@
  * task and a lightweight one enqueues a taskless `routine` wakeup. The decision is logged; the
  * run's outcome is settled later, when that work ends (outcomes.ts).
  */
+import type { ReasonCode } from '../../domain/activityCodes.js';
 import { cronKey, webhookDeliveryKey } from '../../domain/idempotency.js';
 import { missedTicksLine } from '../../domain/prompt.js';
 import { provenanceOf } from '../../domain/provenance.js';
@@ -76,7 +77,7 @@ export class RoutineRouting {
    */
   private async dispatch(
     tx: Tx, routine: Routine, agent: Agent | null, run: RoutineRun, request: FireRequest, now: number, prefetched: Prefetched,
-  ): Promise<RoutineRun> {
+  ): Promise<RoutineRun & Pick<RunRoute, 'status'>> {
     // The run was inserted `received` in this transaction: no other path can have routed it.
     const settle = async (patch: RunRoute) => {
       await tx.routines.routeRun(run.id, patch);
@@ -88,7 +89,7 @@ export class RoutineRouting {
     };
     // A missed-ticks note goes with the next fire that reaches the agent, not with a skipped one:
     // a skipped fire adds its note to the routine's carried one, in the row.
-    const skip = async (reason: string) => {
+    const skip = async (reason: ReasonCode) => {
       if (request.missedTicks?.count) await tx.routines.carryMissedTicks(routine.id, request.missedTicks);
       return endWithoutAgent({ status: 'skipped', skip_reason: reason, completed_at: now });
     };
