@@ -20,6 +20,7 @@ import { raiseInboxItem } from '../services/inbox.js';
 import { newId, newSecret } from '../services/ids.js';
 import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
+import { decide } from './decisions.js';
 import type { ResumeRequest } from './launch.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -316,14 +317,4 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
 function claimHeld(moved: Wakeup | undefined, wakeup: Wakeup): Wakeup {
   if (!moved) throw new Error(`wakeup '${wakeup.id}' left its claim during its own dispatch`);
   return moved;
-}
-
-export function decide(
-  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, code: string, message: string, now: number,
-  details: Record<string, unknown> = {}, level: 'info' | 'warn' | 'error' = 'info',
-) {
-  return recordDecision(tx, ctx.log, {
-    workspace_id: wakeup.workspace_id, code, agent_id: wakeup.agent_id, task_id: wakeup.task_id,
-    wakeup_id: wakeup.id, run_id: wakeup.run_id, ...provenanceOf(wakeup), message, details: { source: wakeup.source, ...details },
-  }, now, level);
 }
