@@ -6,7 +6,7 @@
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { isAgentProgramSpec, resolveExecutor, runsFromItsClaim, type ExecutorSpec } from '../domain/executors.js';
 import { QUOTA_HOLD, quotaHoldSentence, releaseTimeOf } from '../domain/quotas.js';
-import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
+import { hasDailyCap, hasZeroDailyCap, nextUtcDay, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
 import { hashRunToken } from '../domain/runTokens.js';
@@ -18,7 +18,6 @@ import type { ClaimedWakeup, Fence, Tx, WakeupEnding } from '../persistence/stor
 import { recordDecision } from '../services/activity.js';
 import { raiseInboxItem } from '../services/inbox.js';
 import { newId, newSecret } from '../services/ids.js';
-import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
 import { decide } from './decisions.js';
 import type { ResumeRequest } from './launch.js';
@@ -96,7 +95,9 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
     }
   }
 
-  const cap = await dailyCapOf(tx, agent, now);
+  // Decided on the agent's usage row of the day, which this dispatch holds until it commits: one at a
+  // time per agent, whichever replica or slot dispatches, each counting the run of the one before.
+  const cap = hasDailyCap(agent) ? await tx.runs.holdDailyCaps(agent.id, startOfUtcDay(now), agent) : null;
   if (cap) return deferForDailyCap(ctx, tx, wakeup, agent, cap, now);
 
   if (task && heldByAnother(task, wakeup)) return waitForCheckout(ctx, tx, wakeup, task, now);
