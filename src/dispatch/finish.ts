@@ -12,7 +12,7 @@ import type { Fence, RunEnding, Tx } from '../persistence/store.js';
 import type { SessionReport } from './launch.js';
 import { recordDecision } from '../services/activity.js';
 import { raiseInboxItem } from '../services/inbox.js';
-import { decide } from './prepare.js';
+import { decide } from './decisions.js';
 import type { PipelineContext } from './pipelineContext.js';
 
 export interface RunResult {

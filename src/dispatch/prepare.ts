@@ -3,11 +3,10 @@
  * checks, staleness, idle skip, blockers, checkout, budget pre-check, executor resolution, prompt,
  * and the run row. Each way out writes its status, its reason and an activity entry.
  */
-import type { ActivityCode } from '../domain/activityCodes.js';
 import { budgetVerdict, periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
 import { isAgentProgramSpec, resolveExecutor, runsFromItsClaim, type ExecutorSpec } from '../domain/executors.js';
 import { QUOTA_HOLD, quotaHoldSentence, releaseTimeOf } from '../domain/quotas.js';
-import { hasZeroDailyCap, nextUtcDay, type DailyCap } from '../domain/dailyCaps.js';
+import { hasDailyCap, hasZeroDailyCap, nextUtcDay, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import { assemblePrompt } from '../domain/prompt.js';
 import { retryCancellationOf, stalenessOf } from '../domain/staleness.js';
 import { hashRunToken } from '../domain/runTokens.js';
@@ -19,8 +18,8 @@ import type { ClaimedWakeup, Fence, Tx, WakeupEnding } from '../persistence/stor
 import { recordDecision } from '../services/activity.js';
 import { raiseInboxItem } from '../services/inbox.js';
 import { newId, newSecret } from '../services/ids.js';
-import { dailyCapOf } from '../services/budgetStanding.js';
 import type { WakeContext } from '../services/wakeups.js';
+import { decide } from './decisions.js';
 import type { ResumeRequest } from './launch.js';
 import type { PipelineContext } from './pipelineContext.js';
 
@@ -96,7 +95,9 @@ export async function prepareDispatch(ctx: PipelineContext, tx: Tx, wakeupId: st
     }
   }
 
-  const cap = await dailyCapOf(tx, agent, now);
+  // Decided on the agent's usage row of the day, which this dispatch holds until it commits: one at a
+  // time per agent, whichever replica or slot dispatches, each counting the run of the one before.
+  const cap = hasDailyCap(agent) ? await tx.runs.holdDailyCaps(agent.id, startOfUtcDay(now), agent) : null;
   if (cap) return deferForDailyCap(ctx, tx, wakeup, agent, cap, now);
 
   if (task && heldByAnother(task, wakeup)) return waitForCheckout(ctx, tx, wakeup, task, now);
@@ -317,14 +318,4 @@ export async function endWakeup(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, st
 function claimHeld(moved: Wakeup | undefined, wakeup: Wakeup): Wakeup {
   if (!moved) throw new Error(`wakeup '${wakeup.id}' left its claim during its own dispatch`);
   return moved;
-}
-
-export function decide(
-  ctx: PipelineContext, tx: Tx, wakeup: Wakeup, code: ActivityCode, message: string, now: number,
-  details: Record<string, unknown> = {}, level: 'info' | 'warn' | 'error' = 'info',
-) {
-  return recordDecision(tx, ctx.log, {
-    workspace_id: wakeup.workspace_id, code, agent_id: wakeup.agent_id, task_id: wakeup.task_id,
-    wakeup_id: wakeup.id, run_id: wakeup.run_id, ...provenanceOf(wakeup), message, details: { source: wakeup.source, ...details },
-  }, now, level);
 }

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { budgetVerdict } from '../domain/budgets.js';
 import { recoveryKey } from '../domain/idempotency.js';
-import { provenanceOf } from '../domain/provenance.js';
+import { CAP_REACHED, provenanceOf } from '../domain/provenance.js';
 import type { Agent, Task, Wakeup, Workspace } from '../domain/types.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store, Tx } from '../persistence/store.js';
@@ -145,5 +145,5 @@ export class RecoverySweep {
 /** A recovery that ended without working on its task: its agent was paused, or a routine-run cap refused it. */
 function neverRan(wakeup: Wakeup): boolean {
   if (wakeup.run_id !== null) return false;
-  return wakeup.status === 'finished' || (wakeup.status === 'skipped' && wakeup.skip_reason === 'cap_reached');
+  return wakeup.status === 'finished' || (wakeup.status === 'skipped' && wakeup.skip_reason === CAP_REACHED);
 }

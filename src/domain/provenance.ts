@@ -26,3 +26,6 @@ export function provenanceOf(row: Partial<Provenance> | null | undefined): Prove
 export function needsCapSlot(wakeup: Provenance & { routine_run_id: string | null }): boolean {
   return wakeup.unattended && wakeup.routine_run_id === null;
 }
+
+/** The skip reason of follow-on work refused at a routine-run cap: stored with its wakeup, never queued. */
+export const CAP_REACHED = 'cap_reached';

@@ -3,7 +3,7 @@
  * pre-check, the recovery sweep's guard and the budget-alert subscriber alike.
  */
 import { periodStart, standingOf, type BudgetStanding } from '../domain/budgets.js';
-import { dailyCapReached, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
+import { hasDailyCap, startOfUtcDay, type DailyCap } from '../domain/dailyCaps.js';
 import type { Agent, Budget } from '../domain/types.js';
 import type { Tx } from '../persistence/store.js';
 
@@ -21,10 +21,12 @@ export async function budgetStandings(tx: Tx, agent: Agent, projectId: string | 
   return standings;
 }
 
+/**
+ * The daily cap the agent has reached today, from its usage row as committed: a filter for the
+ * recovery sweep. A dispatch decides on the row itself, held until it commits (prepare.ts).
+ */
 export async function dailyCapOf(tx: Tx, agent: Agent, now: number): Promise<DailyCap | null> {
-  if (agent.daily_run_cap === null && agent.daily_cost_cap_usd === null) return null;
-  const since = startOfUtcDay(now);
-  return dailyCapReached(agent, { runs: await tx.runs.countStartedSince(agent.id, since), costUsd: await tx.runs.costSince(agent.id, since) });
+  return hasDailyCap(agent) ? tx.runs.dailyCapReached(agent.id, startOfUtcDay(now), agent) : null;
 }
 
 /** A workspace's budgets (or every budget), each with what runs spent in its current period. */

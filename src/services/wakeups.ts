@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { ReasonCode } from '../domain/activityCodes.js';
 import { HELD_FOR_COALESCING, parseWakeupPayload, taskIdOf, type WakeupSource } from '../domain/wakeupSources.js';
 import type { ActorFields } from '../domain/governance.js';
-import { ATTENDED, needsCapSlot, type Provenance } from '../domain/provenance.js';
+import { ATTENDED, CAP_REACHED, needsCapSlot, type Provenance } from '../domain/provenance.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { CheckoutWaiter, FoldRule, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
@@ -51,6 +51,9 @@ export interface WakeContext {
   [key: string]: unknown;
 }
 
+/** The routine-run caps a slot is taken under: the deployment's, and the agent's own (null: none). */
+type RoutineRunCaps = { deployment: number; agent: number | null };
+
 /**
  * Persists wakeup requests: idempotency, the coalescing window and the claim-time merge, all in
  * the caller's transaction. The agent actor hears about a queued wakeup only after commit.
@@ -96,19 +99,27 @@ export class WakeupService {
   }
 
   /**
-   * Idempotency, the coalescing window and the claim-time merge, decided by one store operation.
-   * The rule of what may fold is stated here; the store applies it atomically.
+   * Idempotency, the coalescing window, the claim-time merge and the routine-run slot, decided by
+   * one store operation. The rule of what may fold is stated here; the store applies it atomically.
+   *
+   * Caps that compose: unattended follow-on work (a subtask's assignment, a comment or a move that
+   * wakes another agent, an escalation, a self-wake) takes a slot under the deployment's cap and the
+   * woken agent's max_concurrent_routine_runs, as a fire does, and holds it until the wakeup ends;
+   * at either cap the store keeps it refused, and here it is recorded as such.
    */
   private async store(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | { kind: 'agent_gone' }> {
     const payload = parseWakeupPayload(request.source, request.payload);
     const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now);
-    const result = await tx.wakeups.enqueueOrFold(wakeup, this.foldRuleFor(wakeup, now), now - this.config.idempotencyWindowMs);
+    const result = await tx.wakeups.enqueueOrFold(wakeup, this.foldRuleFor(wakeup, now), now - this.config.idempotencyWindowMs,
+      { deploymentCap: this.config.maxConcurrentRoutineRuns });
     switch (result.kind) {
       case 'queued':
-        if (needsCapSlot(result.wakeup) && !(await this.takeCapSlot(tx, result.wakeup))) return this.refuseAtCap(tx, result.wakeup, now);
         tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
         this.log.debug({ wakeup_id: wakeup.id, agent_id: wakeup.agent_id, source: wakeup.source }, 'wakeup queued');
         return result;
+      case 'refused':
+        await this.recordRefusal(tx, result.wakeup, result.caps, now);
+        return { kind: 'refused', wakeup: result.wakeup };
       case 'folded':
         await this.recordFold(tx, result.wakeup, result.into, now);
         return { kind: result.via === 'window' ? 'coalesced' : 'merged_into_run', wakeup: result.wakeup, into: result.into };
@@ -118,32 +129,24 @@ export class WakeupService {
   }
 
   /**
-   * Caps that compose: unattended follow-on work (a subtask's assignment, a comment or a move that
-   * wakes another agent, an escalation, a self-wake) takes a slot under the deployment's cap and the
-   * woken agent's max_concurrent_routine_runs, as a fire does, and holds it until the wakeup ends.
+   * The slot of a wakeup that goes back to the queue on its own (requeueFolded), as at its enqueue:
+   * null when it holds one now, else the caps that were full.
    */
-  private async takeCapSlot(tx: Tx, wakeup: Wakeup): Promise<boolean> {
+  private async takeCapSlot(tx: Tx, wakeup: Wakeup): Promise<RoutineRunCaps | null> {
     const agent = await tx.agents.get(wakeup.agent_id);
-    return tx.routines.takeWakeupSlot(wakeup.id, wakeup.agent_id, {
-      deployment: this.config.maxConcurrentRoutineRuns,
-      agent: agent?.max_concurrent_routine_runs || null,
-    });
+    const caps = { deployment: this.config.maxConcurrentRoutineRuns, agent: agent?.max_concurrent_routine_runs || null };
+    return (await tx.routines.takeWakeupSlot(wakeup.id, wakeup.agent_id, caps)) ? null : caps;
   }
 
   /** At a cap the wakeup is stored skipped, with the reason and an activity entry: refused, never silently dropped. */
-  private async refuseAtCap(tx: Tx, wakeup: Wakeup, now: number): Promise<EnqueueOutcome> {
-    // Stored queued a moment ago in this transaction: nothing else can have moved it since.
-    const refused = (await tx.wakeups.refuse(wakeup.id, 'cap_reached', now))!;
-    const agent = await tx.agents.get(wakeup.agent_id);
-    const caps = { deployment: this.config.maxConcurrentRoutineRuns, agent: agent?.max_concurrent_routine_runs || null };
+  private async recordRefusal(tx: Tx, wakeup: Wakeup, caps: RoutineRunCaps, now: number): Promise<void> {
     await recordDecision(tx, this.log, {
       workspace_id: wakeup.workspace_id, code: 'wakeup_cap_reached', agent_id: wakeup.agent_id, task_id: wakeup.task_id,
       wakeup_id: wakeup.id, unattended: wakeup.unattended, on_behalf_of: wakeup.on_behalf_of,
       message: `refused at a routine-run cap (deployment ${caps.deployment}, agent ${caps.agent ?? 'none'}): `
         + `unattended follow-on work (${wakeup.source}) counts against the caps like a routine fire`,
-      details: { reason: 'cap_reached', source: wakeup.source, caps },
+      details: { reason: CAP_REACHED, source: wakeup.source, caps },
     }, now, 'warn');
-    return { kind: 'refused', wakeup: refused };
   }
 
   /**
@@ -168,8 +171,10 @@ export class WakeupService {
     const carried = lastRun && SESSION_STARTED.has(lastRun.status) ? wakeIdsOf(lastRun.context_snapshot) : [];
     for (const folded of await tx.wakeups.unfold(target.id, carried, now)) {
       // Back on its own, unattended follow-on work needs its own slot under the caps, as at its enqueue.
-      if (needsCapSlot(folded) && !(await this.takeCapSlot(tx, folded))) {
-        await this.refuseAtCap(tx, folded, now);
+      const full = needsCapSlot(folded) ? await this.takeCapSlot(tx, folded) : null;
+      if (full) {
+        // Queued a moment ago by the unfold in this transaction: nothing else can have moved it since.
+        await this.recordRefusal(tx, (await tx.wakeups.refuse(folded.id, CAP_REACHED, now))!, full, now);
         continue;
       }
       tx.afterCommit(() => this.notifier.wakeupQueued(folded.agent_id, folded.id, folded.available_at));

@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/persistence/sqlite/database.js';
 import { loadSqliteMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
 import { createStore } from '../../src/persistence/createStore.js';
 import type { Store } from '../../src/persistence/store.js';
+import { READ_USAGE, ROWS_BEFORE_DAILY_USAGE, USAGE_AFTER_UPGRADE } from '../helpers/dailyUsageUpgrade.js';
 import { sqliteFaults, type SqliteFaults } from '../helpers/storage.js';
 
 const SPEC_TABLES = [
@@ -200,6 +201,17 @@ describe('migration 0020 (unattended provenance)', () => {
       { code: 'routine_run_task_created', unattended: 1, on_behalf_of: 'tok_alice' },
       { code: 'wakeup_idle_skipped', unattended: 0, on_behalf_of: null },
     ]);
+  });
+});
+
+describe('migration 0029 (daily usage)', () => {
+  it("counts every day's runs that took a claim and its ledger spend, per agent, so an upgrade mid-day keeps the caps", () => {
+    const db = openDatabase(dbPath, { synchronous: 'NORMAL' });
+    toClose.push(db);
+    migrate(db, loadSqliteMigrations().filter((m) => m.version < 29));
+    db.exec(ROWS_BEFORE_DAILY_USAGE);
+    expect(migrate(db)).toContain('0029_agent_daily_usage.sql');
+    expect(inspect(dbPath).all(READ_USAGE)).toEqual(USAGE_AFTER_UPGRADE);
   });
 });
 

@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { createAfterRun } from '../../src/dispatch/afterRun.js';
 import type { Agent, Run, Task, Wakeup } from '../../src/domain/types.js';
 import type { Routine } from '../../src/domain/routines.js';
-import { beat, replicasPerTest, type InProcessReplica } from '../helpers/replicas.js';
+import { newId } from '../../src/services/ids.js';
+import { waitFor } from '../helpers/harness.js';
+import { beat, createAgent, replicasPerTest, seedWorkspace, type InProcessReplica } from '../helpers/replicas.js';
 import { agentRow, routineRow, runRow, seedAgent, taskRow, wakeupRow } from '../store/rows.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -245,6 +247,31 @@ describe.runIf(process.platform === 'linux')('a state change races another conne
     expect(outcome.ok).toBe(true);
     expect(await read<Run>(a, (tx) => tx.runs.get(run.id))).toMatchObject({ status: 'interrupted' });
     expect(await read<Wakeup>(a, (tx) => tx.wakeups.get(wakeup.id))).toMatchObject({ status: 'cancelled', cancel_reason: 'run_cancelled', scheduled_retry_at: null });
+  });
+
+  it('daily caps: a dispatch one below the cap while another dispatch\'s run is being written waits for it, and is deferred: never a run past the cap', async () => {
+    const a = await cluster.start('replica-a', { at: T0, functions: new Map([['quick', async () => ({})]]) });
+    const workspaceId = await seedWorkspace(a);
+    const agentId = await createAgent(a, workspaceId, { daily_run_cap: 2 });
+    const wake = async (reason: string) => (await a.api<{ wakeup: Wakeup }>('POST', `/api/office/agents/${agentId}/wake`, { reason })).body.wakeup;
+    const decided = (id: string) => waitFor(async () => {
+      const wakeup = (await a.api<Wakeup>('GET', `/api/office/wakeups/${id}`)).body;
+      return wakeup.run_id !== null || wakeup.skip_reason !== null ? wakeup : null;
+    }, `wakeup ${id} to be run or deferred`);
+    // Today's first run: one below the cap.
+    const first = await wake('the first run of the day');
+    await waitFor(async () => (await a.api<Wakeup>('GET', `/api/office/wakeups/${first.id}`)).body.status === 'finished', 'the first run to finish');
+    // Another dispatch of the agent (another replica, or another slot) has claimed its wakeup and writes its run.
+    const other = wakeupRow({ id: agentId, workspace_id: workspaceId }, T0, { status: 'claimed', claimed_at: T0 });
+    await insert(a, { wakeups: [other] });
+
+    const outcome = await raced(
+      [["INSERT INTO runs (id, wakeup_id, workspace_id, agent_id, attempt, status, created_at, started_at) VALUES ($1, $2, $3, $4, 1, 'running', $5, $5)",
+        [newId('run'), other.id, workspaceId, agentId, T0]]],
+      async () => decided((await wake('one below the cap')).id));
+
+    expect(outcome).toMatchObject({ ok: true, value: { status: 'queued', skip_reason: 'daily_run_cap', run_id: null } });
+    expect(await read<Run[]>(a, (tx) => tx.runs.list({ agent_id: agentId }))).toHaveLength(2);
   });
 
   it('loop detector: an agent a person paused meanwhile keeps that pause and its reason', async () => {

@@ -5,6 +5,8 @@
  * audit.contract.test.ts (SQLite) and audit.contract.postgres.test.ts (PostgreSQL).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { Agent, Wakeup } from '../../src/domain/types.js';
+import type { FoldRule } from '../../src/persistence/store.js';
 import { storePerTest, type StoreFactory } from './factory.js';
 import { seedAgent, taskRow, wakeupRow } from './rows.js';
 
@@ -125,5 +127,58 @@ export function auditContract(name: string, factory: StoreFactory): void {
       expect(await read((tx) => tx.routines.countActiveRuns({ agent_id: agent.id }))).toBe(3);
       expect(await read((tx) => tx.routines.countActiveRuns({}))).toBe(3);
     });
+
+    it('an enqueue given the deployment\'s cap takes unattended follow-on work\'s slot itself, and at either cap stores the request refused (skipped, cap_reached) with the caps it met, taking nothing; attended and folded requests take none', async () => {
+      const { agent, workspace } = await write((tx) => seedAgent(tx, now, { max_concurrent_routine_runs: 1 }));
+      const other = { ...agent, id: `${agent.id}_b`, max_concurrent_routine_runs: null };
+      await write((tx) => tx.agents.insert(other));
+      const slot = { deploymentCap: 2 };
+      const enqueue = (of: typeof agent, patch: Partial<Wakeup> = {}, fold: FoldRule | null = null) =>
+        write((tx) => tx.wakeups.enqueueOrFold(requestOf(of, now, { ...UNATTENDED, ...patch }), fold, now - 1_000, slot));
+      const counts = () => read(async (tx) => ({
+        deployment: await tx.routines.countActiveRuns({}),
+        agent: await tx.routines.countActiveRuns({ agent_id: agent.id }),
+        other: await tx.routines.countActiveRuns({ agent_id: other.id }),
+      }));
+
+      expect(await enqueue(agent)).toMatchObject({ kind: 'queued', wakeup: { status: 'queued', workspace_id: workspace.id } });
+      expect(await enqueue(agent, { unattended: false, on_behalf_of: null })).toMatchObject({ kind: 'queued' });
+      expect(await enqueue(agent, {}, { windowSince: now - 1_000, anyTask: true })).toMatchObject({ kind: 'folded' });
+      expect(await counts()).toEqual({ deployment: 1, agent: 1, other: 0 });
+
+      // The agent's own cap, then the deployment's.
+      const self = { source: 'self' as const, payload: { reason: 'again' } };
+      expect(await enqueue(agent, self)).toMatchObject({ kind: 'refused', caps: { deployment: 2, agent: 1 } });
+      expect(await enqueue(other)).toMatchObject({ kind: 'queued' });
+      const refused = await enqueue(other);
+      expect(refused).toMatchObject({ kind: 'refused', caps: { deployment: 2, agent: null }, wakeup: { status: 'skipped', skip_reason: 'cap_reached', finished_at: now } });
+      expect(await read((tx) => tx.wakeups.get(refused.kind === 'refused' ? refused.wakeup.id : '')))
+        .toMatchObject({ status: 'skipped', skip_reason: 'cap_reached', finished_at: now, ...UNATTENDED });
+      expect(await counts()).toEqual({ deployment: 2, agent: 1, other: 1 });
+
+      // Without a cap to take the slot under, the store takes none, and refuses nothing.
+      expect(await write((tx) => tx.wakeups.enqueueOrFold(requestOf(agent, now, { ...UNATTENDED, ...self }), null, now - 1_000)))
+        .toMatchObject({ kind: 'queued' });
+      expect(await counts()).toEqual({ deployment: 2, agent: 1, other: 1 });
+    });
+
+    it(`${RACERS} concurrent enqueues of one agent's unattended work never pass its cap: the others are stored refused`, async () => {
+      const { agent } = await write((tx) => seedAgent(tx, now, { max_concurrent_routine_runs: 3 }));
+      const outcomes = await Promise.all(Array.from({ length: RACERS }, (_, i) =>
+        write((tx) => tx.wakeups.enqueueOrFold(requestOf(agent, now + i, UNATTENDED), null, now - 1_000, { deploymentCap: 100 }))));
+      expect(outcomes.filter((o) => o.kind === 'queued')).toHaveLength(3);
+      expect(outcomes.filter((o) => o.kind === 'refused')).toHaveLength(RACERS - 3);
+      expect(await read((tx) => tx.routines.countActiveRuns({ agent_id: agent.id }))).toBe(3);
+      expect(await read((tx) => tx.routines.countActiveRuns({}))).toBe(3);
+    });
   });
+}
+
+const UNATTENDED = { unattended: true, on_behalf_of: 'tok_alice' };
+
+/** A new request as the wakeup service hands it to the enqueue: its own wake in its context, the workspace left to the store. */
+function requestOf(agent: Pick<Agent, 'id' | 'workspace_id'>, at: number, patch: Partial<Wakeup> = {}): Wakeup {
+  const row = wakeupRow(agent, at, patch);
+  const wake = { wakeup_id: row.id, source: row.source, reason: row.reason, payload: row.payload, requested_at: new Date(at).toISOString() };
+  return { ...row, workspace_id: '', context_snapshot: { wakes: [wake] } };
 }

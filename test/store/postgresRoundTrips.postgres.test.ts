@@ -104,6 +104,24 @@ it('an enqueue that may fold takes the agent\'s fold lock in the same round trip
   expect(sends() - before).toBe(2);
 });
 
+it('an unattended enqueue locks the routine-run counters in the same round trip as its statement, and takes its slot in one more', async () => {
+  const { store, sends } = await storeBehindRelay();
+  const { agent } = await store.transaction((tx) => seedAgent(tx, 1_000, { max_concurrent_routine_runs: 1 }));
+  const unattended = { unattended: true, on_behalf_of: 'tok_alice' };
+
+  let before = sends();
+  const queued = await store.transaction((tx) => tx.wakeups.enqueueOrFold(wakeupRow(agent, 2_000, unattended), null, 0, { deploymentCap: 10 }));
+  expect(queued.kind).toBe('queued');
+  // BEGIN, the counters' lock and the enqueue in one write; both counters and the holder in another; COMMIT.
+  expect(sends() - before).toBe(3);
+
+  before = sends();
+  const refused = await store.transaction((tx) => tx.wakeups.enqueueOrFold(wakeupRow(agent, 2_001, unattended), null, 0, { deploymentCap: 10 }));
+  expect(refused).toMatchObject({ kind: 'refused', caps: { deployment: 10, agent: 1 } });
+  // Refused by the enqueue's statement itself: nothing to write after it.
+  expect(sends() - before).toBe(2);
+});
+
 it('a succeeded run\'s close ends its wakeup in the same statement: one round trip, then COMMIT', async () => {
   const { store, sends } = await storeBehindRelay();
   const { agent } = await store.transaction((tx) => seedAgent(tx, 1_000));

@@ -5,7 +5,10 @@
  * status (queued, then running), so a late or stale finish never becomes the outcome: it is kept on
  * the run as a late result. A run's spend is recorded once (`UNIQUE cost_ledger(run_id)`) however the
  * run ends. Transcript appends are capped in the statement, never by a read of the size first.
+ * The daily caps are decided by `runs.holdDailyCaps`, one statement on the agent's usage row of the
+ * day, which the schema keeps and the decision holds until its transaction ends.
  */
+import type { DailyCap, DailyCaps } from '../../domain/dailyCaps.js';
 import type { ContinuationSummary, Run } from '../../domain/types.js';
 import type { TranscriptEvent } from '../../domain/transcript.js';
 import type { Fence } from './ownership.js';
@@ -90,6 +93,18 @@ export interface RunRepo {
   /** The latest ended runs of an (agent, task) pair, newest first: the loop detector's window. */
   recentForTask(agentId: string, taskId: string, limit: number): Promise<Run[]>;
   costSince(agentId: string, since: number): Promise<number>;
+  /**
+   * The daily caps' decision for a dispatch of `agentId` on the UTC day that starts at `day`, in one
+   * statement on the agent's usage row of that day: the cap its counts have reached, or null. The
+   * schema keeps the row (migration 0029; 0030 on PostgreSQL): a run counts from its insert (queued,
+   * running, or ended after its session started) unless it ends without its session having started,
+   * and a cost counts from its ledger entry.
+   * The row stays taken until the transaction ends: a second dispatch of the agent decides only
+   * once this one's run is counted (or was never inserted).
+   */
+  holdDailyCaps(agentId: string, day: number, caps: DailyCaps): Promise<DailyCap | null>;
+  /** holdDailyCaps' answer from the row as committed, taking nothing: a plain read (the recovery sweep's filter). */
+  dailyCapReached(agentId: string, day: number, caps: DailyCaps): Promise<DailyCap | null>;
 }
 
 export interface SummaryRepo {

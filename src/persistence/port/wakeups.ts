@@ -3,10 +3,11 @@
  *
  * Isolation: the decisions of a wakeup's life are each one statement. `enqueueOrFold` inserts or
  * folds into an open request with the same key or window under a UNIQUE index, so two enqueues with
- * one key leave one row; the claims are UPDATE … WHERE status = 'queued' RETURNING, fenced by the
- * agent's lease (Fence), so one claimer wins and a process that lost the agent claims nothing; the
- * endings (`endClaimed`, `cancelIfOpen`, …) name the status they expect. A refused step answers
- * undefined or no rows; its caller decides on that, never on an earlier read.
+ * one key leave one row, and decides a routine-run slot on the counters as the statement reads them
+ * (locked before it on PostgreSQL); the claims are UPDATE … WHERE status = 'queued' RETURNING,
+ * fenced by the agent's lease (Fence), so one claimer wins and a process that lost the agent claims
+ * nothing; the endings (`endClaimed`, `cancelIfOpen`, …) name the status they expect. A refused
+ * step answers undefined or no rows; its caller decides on that, never on an earlier read.
  */
 import type { ReasonCode } from '../../domain/activityCodes.js';
 import type { Agent, Budget, Comment, Task, Wakeup, WakeupStatus } from '../../domain/types.js';
@@ -34,8 +35,15 @@ export interface FoldRule {
   anyTask: boolean;
 }
 
+/** The deployment's routine-run cap, under which the enqueue takes a request's slot (WakeupRepo.enqueueOrFold). */
+export interface EnqueueSlot {
+  deploymentCap: number;
+}
+
 export type EnqueueResult =
   | { kind: 'queued'; wakeup: Wakeup }
+  /** Stored `skipped` (CAP_REACHED) by the enqueue's statement: it needed a routine-run slot and these caps were full. */
+  | { kind: 'refused'; wakeup: Wakeup; caps: { deployment: number; agent: number | null } }
   /** The idempotency key is taken by a request inside its window: that request. */
   | { kind: 'duplicate'; wakeup: Wakeup }
   /** Stored as `coalesced` into `into` (read after the fold: its count and context include this request). */
@@ -81,8 +89,13 @@ export interface WakeupRepo {
    * statement (a queued wakeup inside the window, else a run of the same task that has not started).
    * A fold also bumps the target's count and appends to its context (and to its queued run's) in
    * SQL. Concurrent callers with one key: exactly one is stored, the others see `duplicate`.
+   * With `slot`, a request that needs a routine-run slot (needsCapSlot) and does not fold takes one
+   * in the same operation: the statement reads the deployment's counter (full at
+   * `slot.deploymentCap`) and its agent's (full at the agent's max_concurrent_routine_runs), and
+   * stores the request `refused` when either is full; else both counters go up and the wakeup holds
+   * the slot until it ends. No slot is ever taken without `slot`.
    */
-  enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult>;
+  enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number, slot?: EnqueueSlot | null): Promise<EnqueueResult>;
   /**
    * Stores `wakeup` as folded into `targetId` (and into its run `runId`, while that has not started):
    * the row, the target's count and its context in one short transaction. Null, with nothing

@@ -1,7 +1,9 @@
+import { needsCapSlot } from '../../domain/provenance.js';
 import type { Wakeup } from '../../domain/types.js';
+import { raiseBothBy } from '../sql/capSlots.js';
 import { WakeupsSql } from '../sql/wakeups.js';
-import type { FoldRule } from '../store.js';
-import { postgresDialect } from './dialect.js';
+import type { EnqueueSlot, FoldRule } from '../store.js';
+import { POSTGRES_TEXT, postgresDialect } from './dialect.js';
 import type { PgConnection } from './connection.js';
 
 /** Appends the wake `@entry` to a context's list, in SQL, so two folds never overwrite each other (the column is JSON text). */
@@ -33,15 +35,25 @@ function foldLock(wakeup: Wakeup, fold: FoldRule): [string, Record<string, unkno
     : [LOCK_TASK_FOLDS, { agent: wakeup.agent_id, task: wakeup.task_id }];
 }
 
-/** The shared statements (../sql/wakeups.ts) on this backend's connection, with the fold lock before a decision. */
+/**
+ * The routine-run counters a request that may need a slot reads in its decision: locked (both, made
+ * if missing) in a statement before it, in the counters' one order, so that the decision's snapshot
+ * holds every slot taken before and none is taken until this transaction ends. SQLite's one writer
+ * needs no lock.
+ */
+const LOCK_SLOTS = raiseBothBy(POSTGRES_TEXT, '@agent', 0);
+
+/** The shared statements (../sql/wakeups.ts) on this backend's connection, with the slot and fold locks before a decision. */
 export class PgWakeups extends WakeupsSql {
   constructor(sql: PgConnection) { super(postgresDialect(sql), APPEND_WAKE); }
 
-  protected override async insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): Promise<Wakeup | undefined> {
-    // The lock leaves in the same write as the statement that needs it: nothing waits for its answer.
-    const [, stored] = await Promise.all([
+  protected override async insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null) {
+    // The locks leave in the same write as the statement that needs them: nothing waits for their answer.
+    // The counters first: a fire takes them before its enqueue's fold lock, too.
+    const [, , stored] = await Promise.all([
+      slot && needsCapSlot(wakeup) ? this.sql.get(LOCK_SLOTS, { agent: wakeup.agent_id }) : null,
       fold === null ? null : this.sql.get(...foldLock(wakeup, fold)),
-      super.insertOrFoldRow(wakeup, fold),
+      super.insertOrFoldRow(wakeup, fold, slot),
     ]);
     return stored;
   }

@@ -1,6 +1,7 @@
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
 import type { RoutineFields, RoutineRepo, RunRoute, TickClaim, TriggerFields } from '../store.js';
 import { ROUTINES, ROUTINE_RUNS, ROUTINE_TRIGGERS } from '../tables.js';
+import { AGENT_SCOPE, DEPLOYMENT_SCOPE, HOLD_WAKEUP_SLOT, SLOTS, SLOT_LOCK_ORDER, agentScope } from './capSlots.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 
 const RUN_COLUMNS = ROUTINE_RUNS.columns;
@@ -11,11 +12,6 @@ const NOT_ARCHIVED = "status <> 'archived'";
 /** A failed outcome that reaches an active routine's consecutive_failure_limit (in an UPDATE of office_routines). */
 const PAUSES_NOW = "@succeeded = 0 AND status = 'active' AND consecutive_failures + 1 >= consecutive_failure_limit";
 
-/** The counter rows of the routine-run caps (migration 0013). */
-const DEPLOYMENT_SCOPE = 'deployment';
-const AGENT_SCOPE = 'agent:';
-const agentScope = (agentId: string) => `${AGENT_SCOPE}${agentId}`;
-const SLOTS = 'office_routine_run_slots';
 
 /** The type PostgreSQL reads a run column as out of the batch insert's JSON (text unless named; SQLite keeps the JSON value's). */
 const RUN_COLUMN_TYPE: Partial<Record<(typeof RUN_COLUMNS)[number], 'bigint' | 'integer'>> = {
@@ -201,8 +197,7 @@ export abstract class RoutinesSql implements RoutineRepo {
 
   async takeWakeupSlot(wakeupId: string, agentId: string, caps: { deployment: number; agent: number | null }) {
     if (!(await this.raiseBothSlots(agentId, caps))) return false;
-    // Freed by the statement that ends the wakeup (trigger wakeup_slots_freed, migration 0020).
-    await this.sql.run('INSERT INTO office_wakeup_slot_holders (wakeup_id, agent_id) VALUES (?, ?)', [wakeupId, agentId]);
+    await this.sql.run(HOLD_WAKEUP_SLOT, [wakeupId, agentId]);
     return true;
   }
 
@@ -274,7 +269,7 @@ export abstract class RoutinesSql implements RoutineRepo {
   /** Locked in the one order every statement locks these counters in: the deployment's first, then the agents' (migration 0028). */
   private async lowerSlots(scopes: string[]): Promise<void> {
     await this.sql.run(`WITH locked AS (SELECT scope FROM ${SLOTS} WHERE scope IN (${this.dialect.jsonElements('@scopes')})
-         ORDER BY scope <> '${DEPLOYMENT_SCOPE}', scope${this.dialect.lock('update')})
+         ORDER BY ${SLOT_LOCK_ORDER}${this.dialect.lock('update')})
        UPDATE ${SLOTS} SET active = active - 1 WHERE scope IN (SELECT scope FROM locked)`, { scopes });
   }
 

@@ -2,7 +2,9 @@ import type { Run } from '../../domain/types.js';
 import type { CheckoutWaiter, ClosedRun, Fence, RunEnding, RunFilter, RunRepo } from '../store.js';
 import { clampLimit, whereClause } from './filters.js';
 import { RUNS } from '../tables.js';
+import type { DailyCaps } from '../../domain/dailyCaps.js';
 import { fencedBy, type Dialect, type RowTable, type SqlRunner } from './dialect.js';
+import { dailyCapReached, holdDailyCaps } from './dailyUsage.js';
 
 /** The wakeups of the task in `taskColumn` that wait for its checkout, oldest first, as a JSON array. */
 export const checkoutWaiters = (dialect: Dialect, taskColumn: string) => dialect.jsonRows(
@@ -141,6 +143,9 @@ export class RunsSql implements RunRepo {
     return (await this.sql.get<{ total: number | null }>(
       'SELECT SUM(cost_usd) AS total FROM cost_ledger WHERE agent_id = ? AND created_at >= ?', [agentId, since]))!.total ?? 0;
   }
+
+  async holdDailyCaps(agentId: string, day: number, caps: DailyCaps) { return holdDailyCaps(this.sql, agentId, day, caps); }
+  async dailyCapReached(agentId: string, day: number, caps: DailyCaps) { return dailyCapReached(this.sql, agentId, day, caps); }
 
   async countByStatus() {
     const rows = await this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');

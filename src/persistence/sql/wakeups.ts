@@ -1,7 +1,9 @@
+import { CAP_REACHED, needsCapSlot } from '../../domain/provenance.js';
 import type { Wakeup } from '../../domain/types.js';
-import type { EnqueueResult, Fence, FoldRule, WakeupEnding, WakeupFilter, WakeupRepo, WakeupRequeue } from '../store.js';
+import type { EnqueueResult, EnqueueSlot, Fence, FoldRule, WakeupEnding, WakeupFilter, WakeupRepo, WakeupRequeue } from '../store.js';
 import { clampLimit, whereClause } from './filters.js';
 import { WAKEUPS } from '../tables.js';
+import { HOLD_WAKEUP_SLOT, eitherCapFull, raiseBothBy } from './capSlots.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
 import { DispatchClaim } from './dispatchClaim.js';
 
@@ -18,6 +20,16 @@ const PARAMETER_TYPE: Partial<Record<Column, 'integer' | 'bigint'>> = {
 
 /** What the store decided of a new request; the rest of the row is the request as given. */
 const DECIDED = 'RETURNING workspace_id, status, coalesced_into_id, run_id, routine_run_id, finished_at';
+
+/** DECIDED for the enqueue, with what a refusal at a cap says: its skip reason and the agent's own cap. */
+const ENQUEUE_DECIDED = `${DECIDED}, skip_reason, CASE WHEN status = 'skipped' THEN (SELECT max_concurrent_routine_runs
+  FROM agent_instances WHERE id = agent_wakeup_requests.agent_id) END AS agent_cap`;
+
+/** The enqueue's row as stored, and the agent's routine-run cap when it was refused at one. */
+interface Stored {
+  wakeup: Wakeup;
+  agentCap: number | null;
+}
 
 const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: fence.owner_id, epoch: fence.epoch });
 
@@ -57,14 +69,27 @@ function statements(dialect: SqlText, appendWake: string) {
   const valuesWith = (decided: Partial<Record<Column, string>>) =>
     WAKEUPS.columns.map((column) => decided[column] ?? cast(`@${column}`, PARAMETER_TYPE[column] ?? 'text')).join(', ');
 
-  /** The request's own values, with the columns a fold decides taken from the target `t` (NULL: none). */
+  /**
+   * Whether the request is refused at a routine-run cap (only when the caller gave @slot_cap): it
+   * needs a slot (needsCapSlot: unattended, with no routine run of its own, and not folded) and the
+   * deployment's counter or its agent's is full. Read from the counters as the statement runs: one
+   * writer at a time on SQLite, and on PostgreSQL a statement before this one locks both (PgWakeups).
+   */
+  const atCap = `CASE WHEN t.id IS NULL AND ${cast('@unattended', 'integer')} = 1 AND own_run.id IS NULL AND ${cast('@slot_cap', 'integer')} IS NOT NULL
+    AND ${eitherCapFull(dialect, '@agent_id', cast('@slot_cap', 'integer'), 'agent.routine_cap')} THEN 1 ELSE 0 END`;
+
+  /**
+   * The request's own values, with the columns the enqueue decides from `d`: the target a fold
+   * takes (NULL: none), or the refusal at a cap (`d.at_cap`).
+   */
   const queuedOrFolded = valuesWith({
-    workspace_id: 'agent.workspace_id',
-    status: "CASE WHEN t.id IS NULL THEN 'queued' ELSE 'coalesced' END",
-    coalesced_into_id: 't.id',
-    run_id: 't.run_id',
-    finished_at: `CASE WHEN t.id IS NULL THEN NULL ELSE ${cast('@requested_at', 'bigint')} END`,
-    routine_run_id: routineRunOfRequest,
+    workspace_id: 'd.workspace_id',
+    status: "CASE WHEN d.into_id IS NOT NULL THEN 'coalesced' WHEN d.at_cap = 1 THEN 'skipped' ELSE 'queued' END",
+    skip_reason: `CASE WHEN d.at_cap = 1 THEN ${cast('@refused_reason', 'text')} ELSE ${cast('@skip_reason', 'text')} END`,
+    coalesced_into_id: 'd.into_id',
+    run_id: 'd.into_run',
+    finished_at: `CASE WHEN d.into_id IS NULL AND d.at_cap = 0 THEN NULL ELSE ${cast('@requested_at', 'bigint')} END`,
+    routine_run_id: 'd.routine_run_id',
   });
 
   /** A request folded into a known target `t`: its run is the one given, if any. */
@@ -85,11 +110,13 @@ function statements(dialect: SqlText, appendWake: string) {
     /**
      * The one statement of the common path. The target is the oldest queued wakeup of the agent and
      * source inside the window that the request may join (on its task, unless any task will do), else
-     * the agent's run of the same task that has not started; with neither, the row is queued. No row:
-     * the agent is gone or the key is taken. The window target is locked (FOR UPDATE, on PostgreSQL),
-     * so a claim racing it either takes it first (it is then no target) or waits and sees the fold.
+     * the agent's run of the same task that has not started; with neither, the row is queued, or
+     * skipped when it needs a routine-run slot and a cap is full (atCap). No row: the agent is gone or
+     * the key is taken. The window target is locked (FOR UPDATE, on PostgreSQL), so a claim racing
+     * it either takes it first (it is then no target) or waits and sees the fold.
      */
-    enqueueOrFold: `WITH agent AS (SELECT workspace_id FROM agent_instances WHERE id = @agent_id AND deleted_at IS NULL),
+    enqueueOrFold: `WITH agent AS (SELECT workspace_id, max_concurrent_routine_runs AS routine_cap FROM agent_instances
+        WHERE id = @agent_id AND deleted_at IS NULL),
       window_target AS (
         SELECT id, task_id, ${cast('NULL', 'text')} AS run_id FROM agent_wakeup_requests
         WHERE @fold = 1 AND ${cast('@window_since', 'bigint')} IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
@@ -101,10 +128,13 @@ function statements(dialect: SqlText, appendWake: string) {
           SELECT id, run_id, 0 AS rank FROM window_target
           UNION ALL
           SELECT id, run_id, 1 AS rank FROM run_target WHERE @fold = 1 AND ${taskIs}) c
-        ORDER BY rank LIMIT 1)
+        ORDER BY rank LIMIT 1),
+      own_run AS (SELECT ${routineRunOfRequest} AS id),
+      d AS (SELECT agent.workspace_id, t.id AS into_id, t.run_id AS into_run, own_run.id AS routine_run_id, ${atCap} AS at_cap
+        FROM agent CROSS JOIN own_run LEFT JOIN target t ON true)
       INSERT INTO agent_wakeup_requests (${columnList})
-      SELECT ${queuedOrFolded} FROM agent LEFT JOIN target t ON true
-      ON CONFLICT (idempotency_key) DO NOTHING ${DECIDED}`,
+      SELECT ${queuedOrFolded} FROM d WHERE true
+      ON CONFLICT (idempotency_key) DO NOTHING ${ENQUEUE_DECIDED}`,
     /** `WHERE true`: without it SQLite's parser would read the upsert's ON CONFLICT as a join's constraint. */
     foldInto: `WITH t AS (SELECT id FROM agent_wakeup_requests
         WHERE id = @target AND status IN ('queued', 'scheduled_retry')${lock('update')})
@@ -118,6 +148,8 @@ function statements(dialect: SqlText, appendWake: string) {
     carryWake: `UPDATE runs SET context_snapshot = ${appendWake} WHERE id = @id AND status = 'queued'`,
     claim,
     claimReturningRow: `${claim} RETURNING *`,
+    /** A slot the enqueue decided the request takes: both counters one higher (atCap found room). */
+    raiseSlots: raiseBothBy(dialect, '@agent', 1),
   };
 }
 
@@ -139,20 +171,34 @@ export class WakeupsSql implements WakeupRepo {
     this.dispatchClaim = new DispatchClaim(dialect, this.table, this.statements.claim);
   }
 
-  async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
-    return andThen<Wakeup | undefined, EnqueueResult>(this.insertOrFoldRow(wakeup, fold), (stored) => {
-      if (!stored) return this.keyTaken(wakeup, fold, keyWindowStart);
-      return stored.status === 'queued' ? { kind: 'queued', wakeup: stored } : this.completeFold(stored, wakeup);
+  async enqueueOrFold(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number, slot: EnqueueSlot | null = null): Promise<EnqueueResult> {
+    return andThen<Stored | undefined, EnqueueResult>(this.insertOrFoldRow(wakeup, fold, slot), (stored) => {
+      if (!stored) return this.keyTaken(wakeup, fold, keyWindowStart, slot);
+      const row = stored.wakeup;
+      if (row.status === 'skipped') return { kind: 'refused', wakeup: row, caps: { deployment: slot!.deploymentCap, agent: stored.agentCap || null } };
+      if (row.status !== 'queued') return this.completeFold(row, wakeup);
+      if (!slot || !needsCapSlot(row)) return { kind: 'queued', wakeup: row };
+      return andThen(this.holdSlot(row), (): EnqueueResult => ({ kind: 'queued', wakeup: row }));
     });
   }
 
   /** No row was written: the agent is gone, or the key is taken (by a request inside its window, or an old one, whose key retires). */
-  private async keyTaken(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number): Promise<EnqueueResult> {
+  private async keyTaken(wakeup: Wakeup, fold: FoldRule | null, keyWindowStart: number, slot: EnqueueSlot | null): Promise<EnqueueResult> {
     const existing = wakeup.idempotency_key === null ? undefined : await this.findByKey(wakeup.idempotency_key);
     if (!existing) return { kind: 'agent_gone' };
     if (existing.requested_at > keyWindowStart) return { kind: 'duplicate', wakeup: existing };
     await this.retireKey(existing.id);
-    return this.enqueueOrFold(wakeup, fold, keyWindowStart);
+    return this.enqueueOrFold(wakeup, fold, keyWindowStart, slot);
+  }
+
+  /**
+   * The slot the enqueue's statement found room for: both counters, and the wakeup as its holder.
+   * Neither waits for the other's answer: on PostgreSQL they leave in one write.
+   */
+  private holdSlot(wakeup: Wakeup): MaybePromise<unknown> {
+    const raised = this.sql.run(this.statements.raiseSlots, { agent: wakeup.agent_id });
+    const held = this.sql.run(HOLD_WAKEUP_SLOT, [wakeup.id, wakeup.agent_id]);
+    return raised instanceof Promise ? Promise.all([raised, held]) : held;
   }
 
   async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
@@ -163,10 +209,15 @@ export class WakeupsSql implements WakeupRepo {
   }
 
   /** The one statement of the common path (see statements): the row as stored, or none. */
-  protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null): MaybePromise<Wakeup | undefined> {
-    return andThen(this.sql.get<Partial<Wakeup>>(this.statements.enqueueOrFold,
-      { ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false }),
-    (decided) => (decided ? { ...wakeup, ...decided } : undefined));
+  protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null): MaybePromise<Stored | undefined> {
+    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(this.statements.enqueueOrFold, {
+      ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false,
+      slot_cap: slot?.deploymentCap ?? null, refused_reason: CAP_REACHED,
+    }), (decided) => {
+      if (!decided) return undefined;
+      const { agent_cap: agentCap, ...row } = decided;
+      return { wakeup: { ...wakeup, ...row }, agentCap: agentCap ?? null };
+    });
   }
 
   /** The fold's other half: the target counts the request and carries its wake, and so does its run while queued. */

@@ -1,0 +1,4 @@
+import { dailyUsageContract } from './dailyUsageContract.js';
+import { sqliteStoreFactory } from './factory.js';
+
+dailyUsageContract('SQLite', sqliteStoreFactory);
