@@ -14,7 +14,7 @@ import './signin.css';
 /** GET /api/office/session: who this browser is (`via: 'open'`: no OFFICE_API_TOKEN is set, nothing to sign in to). */
 type SessionInfo = components['schemas']['Session'];
 
-type SignInState = { status: 'checking' } | { status: 'signed-out'; reason: string | null } | { status: 'signed-in'; session: SessionInfo };
+type SignInState = { status: 'checking' } | { status: 'signing-out' } | { status: 'signed-out'; reason: string | null } | { status: 'signed-in'; session: SessionInfo };
 
 interface SignInContextValue {
   session: SessionInfo | null;
@@ -83,12 +83,16 @@ export function SignInGate(props: { children: ReactNode }) {
     setState({ status: 'signed-in', session });
   };
   const signOut = useCallback(async () => {
+    // The app leaves the page before the cookie goes: a page still shown would fetch again (a live
+    // event, or the cache emptied under it) without the cookie, and meet a 401 for each query.
+    setState({ status: 'signing-out' });
     await api('DELETE', '/api/office/session').catch(() => undefined);
     client.clear();
     setState({ status: 'signed-out', reason: null });
   }, [client]);
 
   if (state.status === 'checking') return <p className="muted signin-checking">Connecting…</p>;
+  if (state.status === 'signing-out') return <p className="muted signin-checking">Signing out…</p>;
   if (state.status === 'signed-out') return <SignInForm reason={state.reason} onSignedIn={signedIn} />;
   return <SignInContext.Provider value={{ session: state.session, signOut }}>{props.children}</SignInContext.Provider>;
 }
