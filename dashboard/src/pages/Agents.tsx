@@ -93,10 +93,19 @@ function EditAgentDialog(props: { workspace: Workspace; agent: Agent; onClose: (
 }
 
 /** What deleting an agent does (API.md, "Deleting an agent"), asked first. */
-function DeleteAgentDialog(props: { agent: Agent; onClose: () => void; onDeleted: () => void }) {
+function DeleteAgentDialog(props: { agent: Agent; onClose: () => void; onDeleted: () => void; onRequested?: (sent: boolean) => void }) {
+  const remove = async () => {
+    props.onRequested?.(true);
+    try {
+      return await api('DELETE', `/api/office/agents/${props.agent.id}`);
+    } catch (error) {
+      props.onRequested?.(false);
+      throw error;
+    }
+  };
   return (
     <ConfirmDialog title={`Delete ${props.agent.name}?`} confirm="Delete agent" onClose={props.onClose} onDone={props.onDeleted}
-      onConfirm={() => api('DELETE', `/api/office/agents/${props.agent.id}`)}>
+      onConfirm={remove}>
       <p>Its queued wakeups are cancelled, its open tasks are unassigned and its routines are paused. Its runs and history stay.</p>
     </ConfirmDialog>
   );
@@ -104,7 +113,10 @@ function DeleteAgentDialog(props: { agent: Agent; onClose: () => void; onDeleted
 
 export function AgentDetailPage(props: { id: string }) {
   const { actors } = useLive();
-  const agent = useApi<Agent>(`/api/office/agents/${props.id}`);
+  // Deleting it from here: while the DELETE is out, the stream's news of the deletion must not
+  // refetch the agent, and once it is gone nothing is fetched for it; either would be a 404.
+  const [removal, setRemoval] = useState<'none' | 'requested' | 'done'>('none');
+  const agent = useApi<Agent>(removal === 'done' ? null : `/api/office/agents/${props.id}`, { live: removal === 'none' });
   const routines = useApi<Routine[]>(agent.data ? `/api/office/routines${query({ workspace_id: agent.data.workspace_id })}` : null);
   const wakeups = useApi<Wakeup[]>(`/api/office/wakeups${query({ agent_id: props.id, limit: 50 })}`);
   const runs = useApi<Run[]>(`/api/office/runs${query({ agent_id: props.id, limit: 10 })}`);
@@ -155,7 +167,8 @@ export function AgentDetailPage(props: { id: string }) {
       </header>
       <ErrorBox error={error} />
       {editing && workspace && <EditAgentDialog workspace={workspace} agent={a} onClose={() => setEditing(false)} />}
-      {deleting && <DeleteAgentDialog agent={a} onClose={() => setDeleting(false)} onDeleted={() => navigate('/office/agents')} />}
+      {deleting && <DeleteAgentDialog agent={a} onClose={() => setDeleting(false)} onRequested={(sent) => setRemoval(sent ? 'requested' : 'none')}
+        onDeleted={() => { setRemoval('done'); navigate('/office/agents'); }} />}
       {isCoordinator && routines.data && scheduled.length === 0 && (
         <div className="banner" role="note" data-testid="coordinator-empty-state">
           {COORDINATOR_EMPTY_STATE} <Link to="/office/routines">Manage routines</Link>
