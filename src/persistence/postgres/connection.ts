@@ -102,8 +102,12 @@ export class PgConnection {
 
   async exec(sql: string): Promise<void> {
     this.counter.statements++;
-    const sent = this.inTurn(() => this.client.query(sql));
-    await (this.profile === null ? sent : this.timed(sql, sent, performance.now()));
+    if (this.profile === null) {
+      await this.inTurn(() => this.client.query(sql));
+      return;
+    }
+    const start = performance.now();
+    await this.timed(sql, this.inTurn(() => this.client.query(sql)), start);
   }
 
   /**
@@ -149,7 +153,12 @@ export class PgConnection {
     const begin = this.pendingBegin;
     if (begin === null) return send();
     this.pendingBegin = null;
-    const began = this.profile === null ? this.client.query(begin) : this.timed(begin, this.client.query(begin), performance.now());
+    let began: Promise<pg.QueryResult>;
+    if (this.profile === null) began = this.client.query(begin);
+    else {
+      const start = performance.now();
+      began = this.timed(begin, this.client.query(begin), start);
+    }
     const sent = send();
     const [beginOutcome, outcome] = await Promise.allSettled([began, sent]);
     if (beginOutcome.status === 'rejected') throw beginOutcome.reason;
