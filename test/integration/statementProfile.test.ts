@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
 import { truncateWalWithoutWaiting } from '../../src/persistence/sqlite/database.js';
 import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { countOf, twoInserts } from '../helpers/statementProfile.js';
 
 const inertTimers = { setTimeout: () => null, clearTimeout: () => undefined };
 
@@ -30,20 +31,6 @@ function openStore(statementProfile?: StatementProfile): { store: SqliteStore; p
   store = new SqliteStore({ path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined, timers: inertTimers, statementProfile });
   return { store, path };
 }
-
-let seq = 0;
-/** One unit of work: two workspace inserts, one statement each. */
-function twoInserts(s: SqliteStore): Promise<void> {
-  return s.transaction(async (tx) => {
-    for (let i = 0; i < 2; i++) {
-      const id = `ws_${++seq}`;
-      await tx.workspaces.insert({ id, name: id, created_at: 1, updated_at: 1 } as never);
-    }
-  });
-}
-
-const countOf = (profile: StatementProfile, prefix: string) =>
-  profile.statements().filter((stat) => stat.text.startsWith(prefix)).reduce((sum, stat) => sum + stat.count, 0);
 
 /**
  * The frames of the WAL's current generation, from the WAL file alone (SQLite's file format): the

@@ -7,26 +7,13 @@
 import { afterEach, expect, it } from 'vitest';
 import { createStore } from '../../src/persistence/createStore.js';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
-import type { Store } from '../../src/persistence/store.js';
+import { countOf, twoInserts } from '../helpers/statementProfile.js';
 import { freshDatabase } from './postgresFactory.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const countOf = (profile: StatementProfile, prefix: string) =>
-  profile.statements().filter((stat) => stat.text.startsWith(prefix)).reduce((sum, stat) => sum + stat.count, 0);
-
-let seq = 0;
-function twoInserts(store: Store): Promise<void> {
-  return store.transaction(async (tx) => {
-    for (let i = 0; i < 2; i++) {
-      const id = `ws_${++seq}`;
-      await tx.workspaces.insert({ id, name: id, created_at: 1, updated_at: 1 } as never);
-    }
-  });
-}
 
 it('counts statements and commits on PostgreSQL', async () => {
   const database = await freshDatabase();
