@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { newId } from '../src/services/ids.js';
+import { profileWindow, sqlProfileIfAsked, walPageSize } from './sqlProfile.js';
 import { benchScheduler, percentile, type Figure } from './support.js';
 
 export async function p1EnqueueRatio(): Promise<Figure[]> {
@@ -79,12 +80,15 @@ export async function p2Throughput(): Promise<Figure[]> {
   let started = 0;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const profile = sqlProfileIfAsked();
   const bench = await benchScheduler({}, new Map([['noop', async () => {
     if (++started === N) resolveDone();
     return {};
-  }]]));
+  }]]), true, profile);
   const { workspaceId, agentIds } = await bench.seedAgents(100, { maxConcurrent: 10, executor: { kind: 'function', name: 'noop' } });
   const { services } = bench.scheduler;
+  const window = profile && profileWindow('P2', 'SQLite', profile);
+  window?.start();
   const start = performance.now();
   const creations: Promise<unknown>[] = [];
   for (let i = 0; i < N; i++) {
@@ -93,6 +97,7 @@ export async function p2Throughput(): Promise<Figure[]> {
   await Promise.all(creations);
   await done;
   const seconds = (performance.now() - start) / 1000;
+  window?.end(N, { pageSize: walPageSize(bench.dbPath) });
   await bench.stop();
   const rate = N / seconds;
   const raw = await freshRawInsertRate(20_000);

@@ -11,8 +11,14 @@ export interface BenchPostgres {
   createDatabase(name: string): Promise<string>;
 }
 
-export async function withEmbeddedPostgres<T>(body: (server: BenchPostgres) => Promise<T>): Promise<T> {
-  const server = await startEmbeddedPostgres();
+export interface BenchPostgresOptions {
+  /** Libraries the server loads at start (shared_preload_libraries), such as pg_stat_statements. */
+  preload?: string[];
+}
+
+export async function withEmbeddedPostgres<T>(body: (server: BenchPostgres) => Promise<T>, options: BenchPostgresOptions = {}): Promise<T> {
+  const preload = options.preload ?? [];
+  const server = await startEmbeddedPostgres(preload.length > 0 ? ['-c', `shared_preload_libraries=${preload.join(',')}`] : []);
   try {
     return await body({
       async createDatabase(name) {

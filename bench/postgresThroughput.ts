@@ -7,16 +7,20 @@
 import { performance } from 'node:perf_hooks';
 import { GRAPHILE_CONCURRENCY, graphileAddToStartRate } from './graphileWorker.js';
 import { withEmbeddedPostgres } from './postgresServer.js';
+import { postgresServerWindow, profileWindow, sqlProfileIfAsked } from './sqlProfile.js';
 import { measureWakeupCost } from './statementsPerWakeup.js';
 import { benchScheduler, type Figure } from './support.js';
+import type { StatementProfile } from '../src/persistence/shared/statementProfile.js';
 
 /** Assignments not counted, before each measurement: the JIT, the prepared statements and the agents' first snapshots. */
 const WARMUP = 500;
 
 export async function p6aPostgresThroughput(): Promise<Figure[]> {
   const n = Number(process.env.BENCH_P6A_N ?? 4_000);
+  const profile = sqlProfileIfAsked();
+  // A profiled run loads pg_stat_statements (a preload: the server's flags, at its start), and only then.
   return withEmbeddedPostgres(async (server) => {
-    const ours = await saturatedRate(await server.createDatabase('office_p6a'), n);
+    const ours = await saturatedRate(await server.createDatabase('office_p6a'), n, profile);
     const graphile = await graphileAddToStartRate(await server.createDatabase('graphile_p6a'), n, WARMUP);
     const cost = await wakeupCost(await server.createDatabase('office_p6a_cost'));
     return [
@@ -27,11 +31,11 @@ export async function p6aPostgresThroughput(): Promise<Figure[]> {
         note: `P2b's scenario on PostgreSQL: mean of ${COST_N}, one at a time` },
       { id: 'P6a', name: 'PostgreSQL: transactions per wakeup', value: cost.transactions, unit: 'transactions', goal: '', ok: true },
     ];
-  });
+  }, { preload: profile ? ['pg_stat_statements'] : [] });
 }
 
 /** P2's scenario on PostgreSQL: assignments all at once over 100 agents of 10 slots, to the Nth executor start. */
-async function saturatedRate(databaseUrl: string, n: number): Promise<number> {
+async function saturatedRate(databaseUrl: string, n: number, profile?: StatementProfile): Promise<number> {
   let started = 0;
   let target = WARMUP;
   let reached!: () => void;
@@ -39,7 +43,7 @@ async function saturatedRate(databaseUrl: string, n: number): Promise<number> {
   const bench = await benchScheduler({ OFFICE_DATABASE_URL: databaseUrl, OFFICE_REPLICA_ID: 'p6a' }, new Map([['noop', async () => {
     if (++started === target) reached();
     return {};
-  }]]));
+  }]]), true, profile);
   try {
     const { workspaceId, agentIds } = await bench.seedAgents(100, { maxConcurrent: 10, executor: { kind: 'function', name: 'noop' } });
     const { services } = bench.scheduler;
@@ -55,10 +59,16 @@ async function saturatedRate(databaseUrl: string, n: number): Promise<number> {
 
     target = WARMUP + n;
     whenReached = new Promise<void>((resolve) => (reached = resolve));
+    const serverWindow = profile && await postgresServerWindow(databaseUrl);
+    const window = profile && profileWindow('P6a', 'PostgreSQL', profile);
+    window?.start();
     const start = performance.now();
     await assignAll(n, WARMUP);
     await whenReached;
-    return n / ((performance.now() - start) / 1000);
+    const seconds = (performance.now() - start) / 1000;
+    // The client's profile first, as it stands at the window's end; then the server's view, a few ms later.
+    if (window && serverWindow) Object.assign(window.end(n), await serverWindow.end());
+    return n / seconds;
   } finally {
     await bench.stop();
   }

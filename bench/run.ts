@@ -6,6 +6,8 @@
  * own in a temp directory; P6b and P6c run replicas as child processes. BENCH_P6A_N and BENCH_P6B_N
  * set how many assignments they measure, BENCH_P6B_LEASE_SEC P6b's lease, and BENCH_CPU_PROF_DIR
  * makes each replica process write a CPU profile there.
+ * `--sql` (with or without suite ids: `npm run bench -- P2 --sql`) adds a statement profile of P2
+ * and P6a over their measured windows after the table (sqlProfile.ts).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import { p1EnqueueRatio, p2Throughput, p3Latency } from './enqueueThroughputLate
 import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
 import { p6aPostgresThroughput } from './postgresThroughput.js';
 import { p6bReplicaScaling, p6cFailover } from './replicasScaling.js';
+import { enableSqlProfiling, printSqlProfiles } from './sqlProfile.js';
 import { printTable, type Figure } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -35,7 +38,15 @@ function isolated(which: 'P4' | 'P5'): () => Promise<Figure[]> {
   });
 }
 
-const only = process.argv.slice(2);
+// Flags (`--sql`) are not suite ids.
+const args = process.argv.slice(2);
+const only = args.filter((arg) => !arg.startsWith('--'));
+const unknownFlags = args.filter((arg) => arg.startsWith('--') && arg !== '--sql');
+if (unknownFlags.length > 0) {
+  console.error(`unknown flag ${unknownFlags.join(', ')}: the one flag is --sql`);
+  process.exit(2);
+}
+if (args.includes('--sql')) enableSqlProfiling();
 const suites: Record<string, () => Promise<Figure[]>> = {
   P1: p1EnqueueRatio,
   P2: p2Throughput,
@@ -61,4 +72,5 @@ for (const [id, suite] of Object.entries(suites)) {
   }
 }
 printTable(figures);
+printSqlProfiles();
 console.log(`\n${figures.filter((f) => f.goal && f.ok).length}/${figures.filter((f) => f.goal).length} goals met; ${((Date.now() - started) / 1000).toFixed(0)} s on ${(await import('node:os')).cpus().length} CPU(s), node ${process.version}`);

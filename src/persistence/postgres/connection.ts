@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import pg from 'pg';
+import type { StatementProfile } from '../shared/statementProfile.js';
 
 type Params = Record<string, unknown> | unknown[] | undefined;
 
@@ -81,6 +83,8 @@ export class PgConnection {
     private readonly client: pg.ClientBase,
     private readonly counter: { statements: number },
     private readonly pipelined = false,
+    /** The bench's statement profile: each statement's time from when it is asked for to its answer (the client's view). */
+    private readonly profile: StatementProfile | null = null,
   ) {}
 
   async run(sql: string, params?: Params): Promise<{ changes: number }> {
@@ -98,7 +102,12 @@ export class PgConnection {
 
   async exec(sql: string): Promise<void> {
     this.counter.statements++;
-    await this.inTurn(() => this.client.query(sql));
+    if (this.profile === null) {
+      await this.inTurn(() => this.client.query(sql));
+      return;
+    }
+    const start = performance.now();
+    await this.timed(sql, this.inTurn(() => this.client.query(sql)), start);
   }
 
   /**
@@ -112,13 +121,14 @@ export class PgConnection {
     this.firstError = null;
   }
 
-  /** COMMIT or ROLLBACK; nothing is sent when the transaction never began on the server. */
-  async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  /** COMMIT or ROLLBACK; nothing is sent when the transaction never began on the server. True when it was sent. */
+  async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<boolean> {
     if (this.pendingBegin !== null) {
       this.pendingBegin = null;
-      return;
+      return false;
     }
     await this.exec(statement);
+    return true;
   }
 
   private query(sql: string, params: Params): Promise<pg.QueryResult> {
@@ -127,7 +137,15 @@ export class PgConnection {
     const values = params === undefined ? [] : Array.isArray(params)
       ? params.map(toSqlValue)
       : (names ?? []).map((name) => toSqlValue((params as Record<string, unknown>)[name]));
-    return this.inTurn(() => this.withBegin(() => this.client.query({ name: statementName(text), text, values })));
+    if (this.profile === null) return this.inTurn(() => this.withBegin(() => this.client.query({ name: statementName(text), text, values })));
+    const start = performance.now();
+    return this.timed(sql, this.inTurn(() => this.withBegin(() => this.client.query({ name: statementName(text), text, values }))), start);
+  }
+
+  /** Records `sql`'s time from `start` to its answer, failed or not, and passes the answer on. */
+  private timed<T>(sql: string, answer: Promise<T>, start: number): Promise<T> {
+    const record = () => this.profile!.record(sql, performance.now() - start);
+    return answer.then((value) => { record(); return value; }, (error: unknown) => { record(); throw error; });
   }
 
   /** Runs `send`, preceded on the wire by the pending BEGIN if there is one; fails with the BEGIN's failure first. */
@@ -135,7 +153,12 @@ export class PgConnection {
     const begin = this.pendingBegin;
     if (begin === null) return send();
     this.pendingBegin = null;
-    const began = this.client.query(begin);
+    let began: Promise<pg.QueryResult>;
+    if (this.profile === null) began = this.client.query(begin);
+    else {
+      const start = performance.now();
+      began = this.timed(begin, this.client.query(begin), start);
+    }
     const sent = send();
     const [beginOutcome, outcome] = await Promise.allSettled([began, sent]);
     if (beginOutcome.status === 'rejected') throw beginOutcome.reason;

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '../../domain/events.js';
 import { wallClock, type Clock } from '../../domain/clock.js';
 import type { StoreOptions } from '../shared/options.js';
+import type { StatementProfile } from '../shared/statementProfile.js';
 import { StorageOutage, type ProbeOutcome } from '../shared/outage.js';
 import type { Reads, StorageHealth, Store, Tx } from '../store.js';
 import { sharedRepos } from '../sql/repos.js';
@@ -186,7 +188,7 @@ export class PostgresStore implements Store {
       throw this.outage.failure(error);
     }
     try {
-      const value = await work(readOnlyTx(this.reposOn(new PgConnection(client, this.counter))));
+      const value = await work(readOnlyTx(this.reposOn(new PgConnection(client, this.counter, false, this.options.statementProfile ?? null))));
       this.outage.recovered();
       return value;
     } catch (error) {
@@ -258,7 +260,8 @@ export class PostgresStore implements Store {
         // A statement failed and the work went on (it caught the error): PostgreSQL aborted the
         // transaction all the same, and COMMIT would quietly roll it back.
         if (sql.firstError !== null) throw sql.firstError;
-        await sql.end('COMMIT');
+        if (this.options.statementProfile) await this.profiledCommit(this.options.statementProfile, sql, kind);
+        else await sql.end('COMMIT');
         client.release();
       } catch (thrown) {
         const broken = await rollback(sql);
@@ -272,6 +275,12 @@ export class PostgresStore implements Store {
       for (const callback of callbacks) callback();
       return value;
     }
+  }
+
+  /** The unit's COMMIT, timed into the profile when it was sent (a unit that ran no statement sends none). */
+  private async profiledCommit(profile: StatementProfile, sql: PgConnection, kind: 'write' | 'read'): Promise<void> {
+    const start = performance.now();
+    if (await sql.end('COMMIT')) profile.commit(performance.now() - start, kind === 'write');
   }
 
   /**
@@ -314,7 +323,7 @@ export class PostgresStore implements Store {
   private sessionOf(client: pg.PoolClient): { sql: PgConnection; repos: Repos } {
     let session = this.sessions.get(client);
     if (!session) {
-      const sql = new PgConnection(client, this.counter, true);
+      const sql = new PgConnection(client, this.counter, true, this.options.statementProfile ?? null);
       session = { sql, repos: this.reposOn(sql) };
       this.sessions.set(client, session);
     }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import type { DomainEvent, EventType } from '../../domain/events.js';
 import type { Tx } from '../store.js';
+import type { StatementProfile } from './statementProfile.js';
 
 /** What either backend's store is given by createStore, beyond where its database is. */
 export interface StoreOptions {
@@ -26,4 +27,6 @@ export interface StoreOptions {
   timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** Storage outages, recoveries and failed checkpoints are logged here; nowhere if absent. */
   log?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The bench's statement profile (`npm run bench -- --sql`): every statement and commit is timed into it. None: nothing is timed. */
+  statementProfile?: StatementProfile;
 }

@@ -17,7 +17,9 @@ import { SqliteRoutines } from './routines.js';
 import { SqliteConnection } from './connection.js';
 import { toStorageUnavailable } from './storageFailure.js';
 import { SqliteWakeups } from './wakeups.js';
+import { framesAppended, WalIndex } from './walIndex.js';
 import type { StoreOptions } from '../shared/options.js';
+import type { StatementProfile } from '../shared/statementProfile.js';
 import { StorageOutage, type ProbeOutcome } from '../shared/outage.js';
 
 /** Bounds on one group commit, so a burst cannot hold every caller for long. */
@@ -76,6 +78,8 @@ export class SqliteStore implements Store {
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly outage: StorageOutage;
   private checkpointTimer: unknown = null;
+  /** Read around each commit only with a statement profile: how many WAL frames it appended. */
+  private readonly walIndex: WalIndex | null;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.timers = options.timers ?? wallClock;
@@ -87,7 +91,8 @@ export class SqliteStore implements Store {
     this.releaseLock = acquireDatabaseLock(options.path);
     this.db = openDatabase(options.path, { synchronous: options.synchronous });
     migrate(this.db);
-    this.sql = new SqliteConnection(this.db);
+    this.sql = new SqliteConnection(this.db, options.statementProfile ?? null);
+    this.walIndex = options.statementProfile ? new WalIndex(options.path) : null;
     const dialect = sqliteDialect(this.sql);
     this.repos = {
       ...sharedRepos(dialect),
@@ -141,6 +146,7 @@ export class SqliteStore implements Store {
     this.outage.stop();
     this.timers.clearTimeout(this.checkpointTimer);
     if (this.db.open) this.db.close();
+    this.walIndex?.close();
     this.releaseLock();
   }
 
@@ -199,7 +205,8 @@ export class SqliteStore implements Store {
         const room = outcomes.length < MAX_BATCH_UNITS && performance.now() - began < MAX_BATCH_MS;
         if (room && !(readsOnly && this.pending[0]?.kind === 'write')) current = this.pending.shift();
       }
-      this.sql.exec('COMMIT');
+      if (this.options.statementProfile) this.profiledCommit(this.options.statementProfile, outcomes);
+      else this.sql.exec('COMMIT');
     } catch (error) {
       this.rollback();
       const failure = this.outage.failure(error);
@@ -209,6 +216,16 @@ export class SqliteStore implements Store {
     }
     for (const outcome of outcomes) this.settle(outcome);
     if (outcomes.some((outcome) => outcome.ok && outcome.unit.kind === 'write')) this.committedWrites();
+  }
+
+  /** The batch's COMMIT, timed, with the WAL frames it appended (walIndex.ts), into the profile. */
+  private profiledCommit(profile: StatementProfile, outcomes: UnitOutcome[]): void {
+    const before = this.walIndex!.read();
+    const start = performance.now();
+    this.sql.exec('COMMIT');
+    const ms = performance.now() - start;
+    const frames = framesAppended(before, this.walIndex!.read());
+    profile.commit(ms, frames === null ? outcomes.some((outcome) => outcome.unit.kind === 'write') : frames > 0, frames);
   }
 
   /**

@@ -1,0 +1,184 @@
+/**
+ * `npm run bench -- --sql`: a statement profile of P2 (SQLite) and P6a (PostgreSQL) over each one's
+ * measured window, printed after the figures: each statement's count, total and mean time (in the
+ * client: from the call to the answer) and share, then the commits, their mean time, what they
+ * wrote and the statements per wakeup.
+ *
+ * What a commit wrote: on SQLite the WAL frames (pages) each commit appended, read from the
+ * wal-index header in the -shm file around every commit (src/persistence/sqlite/walIndex.ts), exact;
+ * on PostgreSQL the WAL bytes between pg_current_wal_lsn() read once before the window and once
+ * after, over the whole server (nothing else runs on the bench's server then, autovacuum aside), per
+ * commit. With pg_stat_statements loadable (the bench's embedded server preloads it under --sql),
+ * the server's own view follows: execution time and WAL bytes per statement.
+ *
+ * The figures of a profiled run are measured with the profile attached: two clock reads and a map
+ * lookup per statement, a read of the -shm header around each SQLite commit.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { StatementProfile, type StatementStat } from '../src/persistence/shared/statementProfile.js';
+
+let enabled = false;
+const reports: SqlReport[] = [];
+
+/** Turns profiling on for the suites that support it (run.ts, for `--sql`). */
+export function enableSqlProfiling(): void {
+  enabled = true;
+}
+
+/** A profile for a suite to hand its scheduler when `--sql` was given; undefined otherwise. */
+export function sqlProfileIfAsked(): StatementProfile | undefined {
+  return enabled ? new StatementProfile() : undefined;
+}
+
+/** A statement as pg_stat_statements saw it on the server. */
+interface ServerStatement {
+  text: string;
+  calls: number;
+  totalMs: number;
+  walBytes: number;
+}
+
+interface SqlReport {
+  id: string;
+  backend: 'SQLite' | 'PostgreSQL';
+  wakeups: number;
+  windowMs: number;
+  statements: StatementStat[];
+  commits: number;
+  commitMs: number;
+  writingCommits: number;
+  /** SQLite: WAL frames the commits appended, and the page size. */
+  walFrames: number | null;
+  pageSize: number | null;
+  /** PostgreSQL: WAL bytes written over the window (the whole server). */
+  walBytes: number | null;
+  /** PostgreSQL: pg_stat_statements over the window; null when it is not loaded. */
+  server: ServerStatement[] | null;
+  serverNote?: string;
+}
+
+/** A measured window: `reset` at its start, `end` at its end, which keeps the report to print. */
+export function profileWindow(id: string, backend: SqlReport['backend'], profile: StatementProfile) {
+  let started = 0;
+  return {
+    start() {
+      profile.reset();
+      started = performance.now();
+    },
+    /** Keeps the profile as it stands now; returns the kept report, for what is read after the window (the server's side). */
+    end(wakeups: number, extra: Partial<Pick<SqlReport, 'pageSize' | 'walBytes' | 'server' | 'serverNote'>> = {}): SqlReport {
+      const report: SqlReport = {
+        id, backend, wakeups, windowMs: performance.now() - started, statements: profile.statements(),
+        commits: profile.commits, commitMs: profile.commitMs, writingCommits: profile.writingCommits, walFrames: profile.walFrames,
+        pageSize: null, walBytes: null, server: null, ...extra,
+      };
+      reports.push(report);
+      return report;
+    },
+  };
+}
+
+/** The page size of an SQLite database in WAL mode, from its WAL file's header (no statement); null without one. */
+export function walPageSize(dbPath: string): number | null {
+  try {
+    const fd = openSync(`${dbPath}-wal`, 'r');
+    try {
+      const header = Buffer.alloc(12);
+      return readSync(fd, header, 0, 12, 0) === 12 ? header.readUInt32BE(8) : null;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The server's side of a PostgreSQL window, on a connection of its own: the WAL position at the
+ * start, and pg_stat_statements reset when it is loaded. `end` reads both and closes the connection.
+ */
+export async function postgresServerWindow(databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let serverNote: string | undefined;
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await client.query('SELECT pg_stat_statements_reset()');
+  } catch (error) {
+    serverNote = `pg_stat_statements unavailable (${(error as Error).message.split('\n')[0]})`;
+  }
+  const startLsn = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn')).rows[0]!.lsn;
+  return {
+    async end(): Promise<Pick<SqlReport, 'walBytes' | 'server' | 'serverNote'>> {
+      try {
+        const bytes = (await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS bytes', [startLsn])).rows[0]!.bytes;
+        let server: ServerStatement[] | null = null;
+        if (serverNote === undefined) {
+          const { rows } = await client.query<{ query: string; calls: string; total: number; wal: string }>(
+            `SELECT query, calls, total_exec_time AS total, wal_bytes AS wal FROM pg_stat_statements
+             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND query NOT LIKE '%pg_wal_lsn_diff%' AND query NOT LIKE '%pg_current_wal_lsn%' AND query NOT LIKE '%pg_stat_statements%'`);
+          server = rows.map((row) => ({ text: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls), totalMs: row.total, walBytes: Number(row.wal) }));
+        }
+        return { walBytes: Number(bytes), server, ...(serverNote ? { serverNote } : {}) };
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+const LABEL = 80;
+
+function label(text: string): string {
+  return text.length > LABEL ? `${text.slice(0, LABEL - 1)}…` : text;
+}
+
+function table(header: string[], rows: string[][], rightAligned: number): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= rightAligned ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+const ms = (value: number) => value.toFixed(1);
+const us = (value: number) => (value * 1000).toFixed(1);
+const pct = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '-');
+const per = (value: number, count: number, digits = 2) => (count > 0 ? (value / count).toFixed(digits) : '-');
+
+/** Prints the profiles kept so far, one after another. */
+export function printSqlProfiles(): void {
+  for (const report of reports) {
+    const total = report.statements.reduce((sum, stat) => sum + stat.totalMs, 0);
+    const count = report.statements.reduce((sum, stat) => sum + stat.count, 0);
+    console.log(`\n${report.id} on ${report.backend}: statements in the measured window (${report.wakeups} wakeups, ${(report.windowMs / 1000).toFixed(2)} s), timed in the client`);
+    const rows = report.statements.map((stat) => [label(stat.text), String(stat.count), ms(stat.totalMs), us(stat.totalMs / stat.count), pct(stat.totalMs, total)]);
+    rows.push(['(all)', String(count), ms(total), us(count > 0 ? total / count : 0), pct(total, total)]);
+    for (const line of table(['statement', 'count', 'total ms', 'mean µs', 'share'], rows, 1)) console.log(line);
+    const lines = [
+      `commits: ${report.commits} (${report.writingCommits} wrote), mean ${per(report.commitMs, report.commits, 3)} ms, ${per(report.commits, report.wakeups, 3)} per wakeup`,
+    ];
+    if (report.walFrames !== null) {
+      lines.push(`WAL pages per commit: ${per(report.walFrames, report.commits)} (${per(report.walFrames, report.writingCommits)} per commit that wrote; ${report.walFrames} pages of ${report.pageSize ?? '?'} bytes, from the -shm wal-index, exact)`);
+    }
+    if (report.walBytes !== null) {
+      lines.push(`WAL bytes per commit: ${per(report.walBytes, report.commits, 0)} (${per(report.walBytes, report.writingCommits, 0)} per write commit; ${report.walBytes} bytes over the window, pg_current_wal_lsn before and after, whole server)`);
+    }
+    lines.push(`statements per wakeup: ${per(count, report.wakeups)}`);
+    lines.push(report.backend === 'SQLite'
+      ? `time in statements: ${pct(total, report.windowMs)} of the window (one connection: statements do not overlap)`
+      : 'shares are of the summed client-side times, which overlap (pipelined statements, a pool of connections)');
+    for (const line of lines) console.log(line);
+    if (report.serverNote) console.log(report.serverNote);
+    if (report.server) {
+      const serverTotal = report.server.reduce((sum, stat) => sum + stat.totalMs, 0);
+      const serverWal = report.server.reduce((sum, stat) => sum + stat.walBytes, 0);
+      console.log(`\n${report.id} on the server (pg_stat_statements, execution time, the window's statements of this database)`);
+      const serverRows = [...report.server].sort((a, b) => b.totalMs - a.totalMs)
+        .map((stat) => [label(stat.text), String(stat.calls), ms(stat.totalMs), us(stat.totalMs / stat.calls), pct(stat.totalMs, serverTotal), String(stat.walBytes)]);
+      for (const line of table(['statement', 'calls', 'total ms', 'mean µs', 'share', 'WAL bytes'], serverRows, 1)) console.log(line);
+      console.log(`server execution: ${ms(serverTotal)} ms in all; the statements' own WAL ${serverWal} bytes (the commit records are the rest)`);
+    }
+  }
+}
