@@ -2,8 +2,8 @@
  * The idle WAL checkpoint runs on the event loop (better-sqlite3 is synchronous). Another connection
  * reading the file (a backup, the sqlite3 shell, `office-scheduler` commands) must not make it wait:
  * a TRUNCATE checkpoint that waited out the busy timeout stalled every timer, socket and actor of
- * the scheduler for 5 s. Real SQLite file, real second connection; the store's timers are injected
- * so the test fires the idle checkpoint itself.
+ * the scheduler for 5 s. Real SQLite file, real second connection; the store's timers are a
+ * simulated clock, so the test fires the idle checkpoint by stepping it.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,22 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { SqliteStore } from '../../src/persistence/sqlite/store.js';
-
-/** Timers that run only when the test says so. */
-function manualTimers() {
-  const pending = new Map<number, () => void>();
-  let next = 0;
-  return {
-    setTimeout: (fn: () => void) => { pending.set(++next, fn); return next; },
-    clearTimeout: (handle: unknown) => { pending.delete(handle as number); },
-    runAll() {
-      const due = [...pending.values()];
-      pending.clear();
-      for (const fn of due) fn();
-    },
-  };
-}
 
 let dir: string | undefined;
 let store: SqliteStore | undefined;
@@ -42,10 +28,12 @@ describe('the idle WAL checkpoint', () => {
   it('gives up at once, and says so, while another connection holds a read open', async () => {
     dir = mkdtempSync(join(tmpdir(), 'office-wal-'));
     const path = join(dir, 'office.db');
-    const timers = manualTimers();
+    const clock = new SimulatedClock();
+    // Past the store's idle-checkpoint delay, whatever it is set to.
+    const pastIdle = () => clock.increment(60_000);
     const warnings: string[] = [];
     const log = { info: () => undefined, error: () => undefined, warn: (_: unknown, message: string) => { warnings.push(message); } };
-    store = new SqliteStore({ path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined, timers, log: log as never });
+    store = new SqliteStore({ path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined, timers: clock, log: log as never });
     await store.transaction(async (tx) => {
       await tx.workspaces.insert({ id: 'ws_1', name: 'One', created_at: 1, updated_at: 1 } as never);
     });
@@ -59,7 +47,7 @@ describe('the idle WAL checkpoint', () => {
     // The write's batch lets go of the connection on the next turn; a checkpoint armed before would wait for it.
     await new Promise((resolve) => setImmediate(resolve));
     const started = performance.now();
-    timers.runAll();
+    pastIdle();
     const blockedMs = performance.now() - started;
 
     // The busy timeout is 5 s; waiting it out is the fault. Well under it means it did not wait.
@@ -70,7 +58,7 @@ describe('the idle WAL checkpoint', () => {
     reader.exec('COMMIT');
     await store.transaction(async (tx) => { await tx.workspaces.edit('ws_1', { name: 'One again' }); });
     await new Promise((resolve) => setImmediate(resolve));
-    timers.runAll();
+    pastIdle();
     expect(store.storageHealth().walBytes).toBe(0);
   });
 });
