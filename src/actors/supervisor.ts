@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Agent, Wakeup } from '../domain/types.js';
-import { agentMachine, describeAgentActor, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
+import { agentMachine, describeAgentActor, restorableSnapshot, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
 import { sleepUntil } from '../machines/sleepUntil.js';
 import type { Clock } from '../domain/clock.js';
 import { STORAGE_RETRY_STEPS_MS, isStorageUnavailable } from '../persistence/storageUnavailable.js';
@@ -191,7 +191,7 @@ export class Supervisor implements WakeupNotifier {
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<AgentMachine>;
     try {
-      actor = createActor(machine, snapshot ? { ...options, snapshot: snapshot as never } : options);
+      actor = createActor(machine, snapshot ? { ...options, snapshot: restorableSnapshot(snapshot) as never } : options);
     } catch (error) {
       // A snapshot from an older machine may not restore; the rows rebuild everything anyway.
       this.deps.log.warn({ err: error, agent_id: agent.id }, 'discarding an agent snapshot that does not restore');

@@ -19,13 +19,10 @@
  * the machine never reads a clock.
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';
+import { AgentInbox, type InboxEntry } from './agentInbox.js';
 import type { DeadlineInput } from './sleepUntil.js';
 
-export interface InboxEntry {
-  wakeupId: string;
-  /** When it may be claimed: requested time, end of a coalescing hold, or retry time. */
-  availableAt: number;
-}
+export type { InboxEntry } from './agentInbox.js';
 
 export type AgentMode = 'active' | 'paused' | 'stopped';
 
@@ -37,7 +34,7 @@ export interface AgentSettings {
 
 export interface AgentContext extends AgentSettings {
   agentId: string;
-  inbox: InboxEntry[];
+  inbox: AgentInbox;
   /** Wakeups handed to the pipeline and not yet ended. */
   running: string[];
   cooldownUntil: number | null;
@@ -64,28 +61,17 @@ const hasFreeSlot = (c: AgentContext) => c.running.length < c.maxConcurrent;
 const isCoolingDown = (c: AgentContext) => c.cooldownUntil !== null && c.cooldownUntil > c.now;
 const isHeldByQuota = (c: AgentContext) => (c.heldUntil ?? null) !== null && c.heldUntil! > c.now;
 /**
- * Inbox entries that may be claimed once available. A wakeup offered again while its dispatch is
- * still ending (parked behind a checkout whose release came first) waits for DISPATCH_ENDED: it is
- * never handed to the pipeline twice at once.
+ * A wakeup offered again while its dispatch is still ending (parked behind a checkout whose release
+ * came first) waits for DISPATCH_ENDED: it is never handed to the pipeline twice at once.
  */
-const waitingEntries = (c: AgentContext) => c.inbox.filter((entry) => !c.running.includes(entry.wakeupId));
-const availableEntries = (c: AgentContext) => waitingEntries(c).filter((entry) => entry.availableAt <= c.now);
-const nextAvailableAt = (c: AgentContext) => Math.min(...waitingEntries(c).map((entry) => entry.availableAt));
+const waitingCount = (c: AgentContext) => c.inbox.waitingCount(c.running);
+const nextAvailableAt = (c: AgentContext) => c.inbox.nextAvailableAt(new Set(c.running)) ?? Infinity;
 
-/** How many wakeups may be claimed right now, oldest first. */
-function claimableNow(c: AgentContext): InboxEntry[] {
-  const available = availableEntries(c);
-  if (c.mode !== 'active') return available;
-  if (isCoolingDown(c) || isHeldByQuota(c)) return [];
-  return available.slice(0, Math.max(0, c.maxConcurrent - c.running.length));
-}
-
-function withoutEntry(inbox: InboxEntry[], wakeupId: string): InboxEntry[] {
-  return inbox.filter((entry) => entry.wakeupId !== wakeupId);
-}
-
-function withEntry(inbox: InboxEntry[], entry: InboxEntry): InboxEntry[] {
-  return [...withoutEntry(inbox, entry.wakeupId), entry];
+/** How many wakeups may be claimed right now: every available one when not active, else up to the free slots. */
+function claimLimit(c: AgentContext): number {
+  if (c.mode !== 'active') return Infinity;
+  if (isCoolingDown(c) || isHeldByQuota(c)) return 0;
+  return Math.max(0, c.maxConcurrent - c.running.length);
 }
 
 export const agentMachine = setup({
@@ -102,27 +88,27 @@ export const agentMachine = setup({
     addToInbox: assign({
       inbox: ({ context, event }) => {
         assertEvent(event, 'WAKEUP_QUEUED');
-        return withEntry(context.inbox, event.entry);
+        context.inbox.offer(event.entry);
+        return context.inbox;
       },
     }),
     removeFromInbox: assign({
       inbox: ({ context, event }) => {
         assertEvent(event, 'WAKEUP_WITHDRAWN');
-        return withoutEntry(context.inbox, event.wakeupId);
+        context.inbox.withdraw(event.wakeupId);
+        return context.inbox;
       },
     }),
     endDispatch: assign(({ context, event }) => {
       assertEvent(event, 'DISPATCH_ENDED');
       const running = context.running.filter((id) => id !== event.wakeupId);
-      const inbox = event.retryAt === null
-        ? context.inbox
-        : withEntry(context.inbox, { wakeupId: event.wakeupId, availableAt: event.retryAt });
+      if (event.retryAt !== null) context.inbox.offer({ wakeupId: event.wakeupId, availableAt: event.retryAt });
       // Cooldown follows a session that actually ran; a skip or a cancel spent nothing.
       const cooldownUntil = event.ranSession && context.cooldownMs > 0
         ? Math.max(context.cooldownUntil ?? 0, event.at + context.cooldownMs)
         : context.cooldownUntil;
       const heldUntil = event.holdUntil != null ? Math.max(context.heldUntil ?? 0, event.holdUntil) : context.heldUntil ?? null;
-      return { running, inbox, cooldownUntil, heldUntil };
+      return { running, inbox: context.inbox, cooldownUntil, heldUntil };
     }),
     applySettings: assign(({ event }) => {
       assertEvent(event, ['SETTINGS_CHANGED', 'RECONCILE']);
@@ -131,7 +117,7 @@ export const agentMachine = setup({
     /** Rows win after a restart: the inbox and cooldown come from the database. */
     adoptRows: assign(({ event }) => {
       assertEvent(event, 'RECONCILE');
-      return { inbox: event.inbox, cooldownUntil: event.cooldownUntil, running: [] };
+      return { inbox: AgentInbox.from(event.inbox), cooldownUntil: event.cooldownUntil, running: [] };
     }),
   },
   actors: {
@@ -143,8 +129,8 @@ export const agentMachine = setup({
   guards: {
     isPaused: ({ context }) => context.mode === 'paused',
     isStopped: ({ context }) => context.mode === 'stopped',
-    inboxEmpty: ({ context }) => waitingEntries(context).length === 0,
-    nothingToDo: ({ context }) => waitingEntries(context).length === 0 && context.running.length === 0,
+    inboxEmpty: ({ context }) => waitingCount(context) === 0,
+    nothingToDo: ({ context }) => waitingCount(context) === 0 && context.running.length === 0,
     atCapacity: ({ context }) => !hasFreeSlot(context),
     coolingDown: ({ context }) => isCoolingDown(context),
     heldByQuota: ({ context }) => isHeldByQuota(context),
@@ -154,7 +140,7 @@ export const agentMachine = setup({
   context: ({ input }) => ({
     agentId: input.agentId,
     ...input.settings,
-    inbox: [],
+    inbox: new AgentInbox(),
     running: [],
     cooldownUntil: null,
     heldUntil: null,
@@ -173,13 +159,9 @@ export const agentMachine = setup({
     /** Transient: claim what can be claimed, then settle in the state that says why the rest waits. */
     routing: {
       entry: enqueueActions(({ context, enqueue }) => {
-        const batch = claimableNow(context);
-        if (batch.length === 0) return;
-        const ids = new Set(batch.map((entry) => entry.wakeupId));
-        enqueue.assign({
-          inbox: context.inbox.filter((entry) => !ids.has(entry.wakeupId)),
-          running: [...context.running, ...ids],
-        });
+        const ids = context.inbox.take(context.now, claimLimit(context), new Set(context.running));
+        if (ids.length === 0) return;
+        enqueue.assign({ inbox: context.inbox, running: [...context.running, ...ids] });
         for (const wakeupId of ids) enqueue({ type: 'dispatch', params: { wakeupId } });
       }),
       always: [
@@ -244,17 +226,27 @@ export const agentMachine = setup({
 
 export type AgentMachine = typeof agentMachine;
 
+/**
+ * A stored snapshot made ready to restore: it kept only the inbox's size, so the actor starts with
+ * an empty inbox and adopts the rows' entries on RECONCILE, which the supervisor sends at once.
+ */
+export function restorableSnapshot(persisted: unknown): unknown {
+  const snapshot = persisted as { context?: Record<string, unknown> } | null;
+  if (!snapshot || typeof snapshot.context !== 'object' || snapshot.context === null) return persisted;
+  return { ...snapshot, context: { ...snapshot.context, inbox: new AgentInbox() } };
+}
+
 /** The view the API shows as `actor` on an agent. */
 export function describeAgentActor(snapshot: { value: unknown; context: AgentContext }) {
   return {
     state: stateName(snapshot.value),
-    queued: waitingEntries(snapshot.context).length,
+    queued: waitingCount(snapshot.context),
     running: snapshot.context.running.length,
     max_concurrent_sessions: snapshot.context.maxConcurrent,
     cooldown_until: snapshot.context.cooldownUntil !== null && snapshot.context.cooldownUntil > snapshot.context.now
       ? new Date(snapshot.context.cooldownUntil).toISOString()
       : null,
-    next_available_at: waitingEntries(snapshot.context).length
+    next_available_at: waitingCount(snapshot.context) > 0
       ? new Date(nextAvailableAt(snapshot.context)).toISOString()
       : null,
     quota_held_until: isHeldByQuota(snapshot.context) ? new Date(snapshot.context.heldUntil!).toISOString() : null,
