@@ -2,10 +2,12 @@
  * P1: in-process enqueue rate against the raw better-sqlite3 insert of the same row.
  * P2: saturated throughput from assignment to executor start (100 agents, 10 slots each), against the raw insert rate.
  * P3: latency from assignment to executor start at a steady 500 wakeups/s, and the load at which its p99 crosses 10 ms.
+ * P7: P2's throughput with 3,000 wakeups queued behind each agent, against the same with 3 queued.
  */
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import type { LaunchRequest } from '../src/executors/types.js';
 import { newId } from '../src/services/ids.js';
 import { profileWindow, sqlProfileIfAsked, walPageSize } from './sqlProfile.js';
 import { benchScheduler, percentile, type Figure } from './support.js';
@@ -103,6 +105,54 @@ export async function p2Throughput(): Promise<Figure[]> {
   const raw = await freshRawInsertRate(20_000);
   return [{ id: 'P2', name: 'saturated assignment -> executor start / raw insert rate', value: rate / raw, unit: 'ratio', goal: '>= 0.3', ok: rate / raw >= 0.3,
     note: `${Math.round(rate)}/s: ${N} tasks over 100 agents x 10 slots in ${seconds.toFixed(2)} s; raw insert ${Math.round(raw)}/s` }];
+}
+
+/**
+ * P7's two queue depths, its agents and the starts it measures at each depth. One slot per agent,
+ * so that even 3 queued keep every agent busy: the figure compares saturated throughputs.
+ */
+const P7_DEPTHS = [3, 3_000] as const;
+const P7_AGENTS = 10;
+const P7_MEASURED = 5_000;
+
+export async function p7QueueDepth(): Promise<Figure[]> {
+  const [shallow, deep] = [await throughputAtDepth(P7_DEPTHS[0]), await throughputAtDepth(P7_DEPTHS[1])];
+  const ratio = deep / shallow;
+  return [{ id: 'P7', name: `throughput with ${P7_DEPTHS[1]} queued per agent / with ${P7_DEPTHS[0]}`, value: ratio, unit: 'ratio', goal: '>= 0.9', ok: ratio >= 0.9,
+    note: `${Math.round(deep)}/s against ${Math.round(shallow)}/s: ${P7_AGENTS} agents x 1 slot, ${P7_MEASURED} starts measured, each start replaced by a new assignment` }];
+}
+
+/**
+ * Starts per second while every agent keeps `depth` wakeups queued: the first sessions hold until
+ * the backlog is built, then each start assigns one more task to its agent, so the depth holds.
+ */
+async function throughputAtDepth(depth: number): Promise<number> {
+  let started = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let measuring: { from: number; resolve: (seconds: number) => void } | null = null;
+  let assign: (agentId: string) => void = () => {};
+  const bench = await benchScheduler({}, new Map([['noop', async (request: LaunchRequest) => {
+    started++;
+    if (measuring && started - measuring.from === P7_MEASURED) measuring.resolve(performance.now());
+    assign(request.agentId);
+    await held;
+    return {};
+  }]]), true);
+  const { workspaceId, agentIds } = await bench.seedAgents(P7_AGENTS, { maxConcurrent: 1, executor: { kind: 'function', name: 'noop' } });
+  const { services } = bench.scheduler;
+  let seq = 0;
+  const createFor = (agentId: string) => services.tasks.createTask({ workspace_id: workspaceId, title: `t${seq++}`, assignee_agent_instance_id: agentId });
+  await Promise.all(agentIds.flatMap((agentId) => Array.from({ length: 1 + depth }, () => createFor(agentId))));
+  // A replacement still being written when the bench stops may fail; the figure is already taken.
+  assign = (agentId) => void createFor(agentId).catch(() => {});
+  const end = new Promise<number>((resolve) => (measuring = { from: started, resolve }));
+  const start = performance.now();
+  release();
+  const seconds = ((await end) - start) / 1000;
+  assign = () => {};
+  await bench.stop();
+  return P7_MEASURED / seconds;
 }
 
 /** P3's steady load, and the loads stepped through to find where p99 crosses P3_KNEE_MS. */

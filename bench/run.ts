@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { p1EnqueueRatio, p2Throughput, p3Latency } from './enqueueThroughputLatency.js';
+import { p1EnqueueRatio, p2Throughput, p3Latency, p7QueueDepth } from './enqueueThroughputLatency.js';
 import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
 import { p6aPostgresThroughput } from './postgresThroughput.js';
 import { p6bReplicaScaling, p6cFailover } from './replicasScaling.js';
@@ -57,6 +57,7 @@ const suites: Record<string, () => Promise<Figure[]>> = {
   P6a: p6aPostgresThroughput,
   P6b: p6bReplicaScaling,
   P6c: p6cFailover,
+  P7: p7QueueDepth,
 };
 
 const started = Date.now();

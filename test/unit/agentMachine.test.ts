@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor } from 'xstate';
-import { agentMachine, describeAgentActor, restorableSnapshot, type AgentSettings } from '../../src/machines/agent.js';
+import { agentMachine, describeAgentActor, restorableSnapshot, type AgentContext, type AgentSettings } from '../../src/machines/agent.js';
 import { sleepUntil } from '../../src/machines/sleepUntil.js';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0);
@@ -142,7 +142,7 @@ describe('agent machine', () => {
     clock.set(T0 + 5_000);
     const restored = startAgent({ snapshot: JSON.parse(JSON.stringify(persisted)), clock });
     // The snapshot keeps the inbox's size only; the supervisor offers the rows at once, as here.
-    expect(persisted.context.inbox.size).toBe(1);
+    expect((persisted as unknown as { context: AgentContext }).context.inbox.size).toBe(1);
     restored.actor.send({ type: 'RECONCILE', settings: settings(), inbox: [{ wakeupId: 'w2', availableAt: T0 }], cooldownUntil: T0 + 11_000, at: clock.now() });
     expect(restored.view()).toMatchObject({ state: 'active.coolingDown', queued: 1 });
     clock.increment(5_999);
