@@ -4,8 +4,10 @@
  * written to a temporary folder that is then renamed into place, so builds racing each other
  * (parallel test files, two starts at once) never leave a half-written folder behind.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
+
+const FILE_CLOCK_SLACK_MS = 100;
 
 /** The newest modification time under a file or folder, 0 when it does not exist. */
 export function newestMtime(path) {
@@ -26,18 +28,22 @@ export function staleReason({ name, marker, sources }) {
 }
 
 /**
- * Runs `build(temp)` into a fresh folder beside `output`, then renames it into place. `isCurrent()`
+ * Runs `build(temp)` into a fresh, empty folder beside `output`, then renames it into place. `isCurrent()`
  * says, once the build is done, whether another build finished meanwhile: its output is then kept
  * rather than files swapped under a running server. `marker` is the file (inside the output) whose
  * time is set to the build's start.
  */
 export async function buildIntoPlace({ output, marker, build, isCurrent }) {
   const started = new Date();
-  const temp = join(dirname(output), `.${basename(output)}-${process.pid}-${started.getTime()}`);
+  // File times come from a coarser clock than Date: a source saved just after the start may be
+  // stamped a little before it. Dating the marker earlier errs towards one build too many.
+  const stamp = new Date(started.getTime() - FILE_CLOCK_SLACK_MS);
+  // A folder of its own even for two builds started in one process in the same millisecond.
+  const temp = mkdtempSync(join(dirname(output), `.${basename(output)}-`));
   try {
     await build(temp);
     const tempMarker = join(temp, relative(output, marker));
-    utimesSync(tempMarker, started, started);
+    utimesSync(tempMarker, stamp, stamp);
     if (isCurrent()) return;
     rmSync(output, { recursive: true, force: true });
     try {

@@ -25,8 +25,8 @@ const MAIN = join(DIST, 'main.js');
 const CLIENT = join(SRC, 'client');
 const CONFIG = join(ROOT, 'tsconfig.build.json');
 const CLIENT_CONFIG = join(ROOT, 'tsconfig.client.json');
-/** Everything dist/ is compiled from: the sources and the compiler settings. */
-const SOURCES = [SRC, join(ROOT, 'tsconfig.json'), CONFIG, CLIENT_CONFIG];
+/** Everything dist/ is made from: the sources, the compiler settings and this recipe. */
+const SOURCES = [SRC, join(ROOT, 'tsconfig.json'), CONFIG, CLIENT_CONFIG, fileURLToPath(import.meta.url)];
 
 /** Why dist/ needs building, or null when it is current. */
 export function buildReason() {

@@ -35,7 +35,6 @@ const reason = () => staleReason({ name: 'out', marker, sources: [src] });
 /** A build that writes its files one at a time, yielding between them, each file naming the build. */
 function slowBuild(label: string) {
   return async (temp: string) => {
-    mkdirSync(temp, { recursive: true });
     for (const file of FILES) {
       writeFileSync(join(temp, file), label);
       await sleep(5);
@@ -78,7 +77,6 @@ describe('buildIntoPlace', () => {
   it('a build that fails leaves the output it had, and no temporary folder', async () => {
     await buildIntoPlace({ output, marker, build: slowBuild('good'), isCurrent: () => false });
     const failing = async (temp: string) => {
-      mkdirSync(temp);
       writeFileSync(join(temp, 'a.js'), 'half');
       throw new Error('compile error');
     };
