@@ -14,6 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildIntoPlace, staleReason } from './build-output.mjs';
@@ -48,9 +49,10 @@ export async function ensureBuild({ log = (line) => process.stderr.write(`${line
   log(`build: compiled in ${Date.now() - started} ms`);
 }
 
+/** tsc's own script, run by this node; createRequire, since a test runner's module loader may lack import.meta.resolve. */
 function resolveTsc() {
   try {
-    return fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
   } catch {
     return null;
   }
