@@ -2,6 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that need a PostgreSQL server: only a run that includes one starts the server (test/store/postgresGlobalSetup.ts). */
 const POSTGRES_TESTS = 'test/**/*.postgres.test.ts';
+/** Tests that run the compiled build (dist/): only a run that includes one compiles it first (test/helpers/buildGlobalSetup.ts). */
+const COMPILED_TESTS = ['test/integration/cli*.test.ts', 'test/integration/build.test.ts'];
 /**
  * The PostgreSQL files that bound a time (a failover, a relayed cancel, the chaos run's take-overs)
  * with replica processes of their own: they run alone, after the others, so that no other file's
@@ -24,10 +26,12 @@ export default defineConfig({
     // On 2 cores: three files at a time, since most of a file's time is spent waiting on child
     // processes, a browser or a socket; then the PostgreSQL files, each in a database of its own,
     // two at a time (beside the others they made the run slower: 735 s against 642 s); then the
-    // timed ones, one at a time.
+    // timed ones, one at a time. The files on the compiled build run one at a time beside the first three.
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, POSTGRES_TESTS],
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, POSTGRES_TESTS, ...COMPILED_TESTS],
         maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'compiled', include: COMPILED_TESTS, globalSetup: ['test/helpers/buildGlobalSetup.ts'],
+        maxWorkers: 1, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'postgres', include: [POSTGRES_TESTS], exclude: [...configDefaults.exclude, ...TIMED_POSTGRES_TESTS],
         globalSetup: ['test/store/postgresGlobalSetup.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'postgres-timed', include: TIMED_POSTGRES_TESTS, globalSetup: ['test/store/postgresGlobalSetup.ts'],

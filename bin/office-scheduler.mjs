@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `office-scheduler` command. The CLI is TypeScript (src/cli/), loaded through tsx, which is
-// a runtime dependency of the scheduler anyway. Run `office-scheduler help` for the commands.
-import { register } from 'tsx/esm/api';
+// The `office-scheduler` command: the compiled CLI (dist/cli/), compiled from src/ first when dist/
+// is missing or older than its sources. Run `office-scheduler help` for the commands.
+import { ensureBuild } from '../scripts/ensure-build.mjs';
 
-register();
-const { main } = await import('../src/cli/index.ts');
+await ensureBuild();
+const { main } = await import('../dist/cli/index.js');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,6 @@
 /**
- * Starts the scheduler as a child process (`node --import tsx src/main.ts`), after building the
+ * Starts the scheduler as a child process (`node dist/main.js`, or `src/main.ts` through tsx when
+ * this module runs as TypeScript, in development and tests), after building the
  * dashboard if it is missing. The child inherits the environment and the working directory, so
  * OFFICE_DB and the other settings mean what they mean for `npm start`; SIGINT and SIGTERM are
  * passed on, so the scheduler shuts down cleanly.
@@ -8,7 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+/** The compiled CLI starts the compiled server; run as TypeScript, it starts the TypeScript one. */
+const COMPILED = import.meta.url.endsWith('.js');
+const MAIN = fileURLToPath(new URL(COMPILED ? '../main.js' : '../main.ts', import.meta.url));
+const NODE_OPTIONS = COMPILED ? ['--enable-source-maps'] : ['--import', import.meta.resolve('tsx')];
 const LISTENING = /Office Scheduler listening on (\S+)/;
 
 export interface ServerProcess {
@@ -21,7 +25,7 @@ export interface ServerProcess {
 
 export async function startServer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ServerProcess> {
   await ensureDashboard({ log }).catch((error: Error) => log(`dashboard: build failed (${error.message}); serving the API only`));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], { env: withConsoleFormat(env), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_OPTIONS, MAIN], { env: withConsoleFormat(env), stdio: ['ignore', 'pipe', 'inherit'] });
 
   let forwarded = false;
   const forward = (signal: NodeJS.Signals) => {
