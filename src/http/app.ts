@@ -19,6 +19,7 @@ import { systemRoutes } from './routes/system.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './dashboard.js';
+import { registerCompression } from './compression.js';
 
 export async function buildApp(ctx: AppContext, logger: Logger): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
@@ -40,6 +41,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   registerJsonParser(app);
 
   await app.register(fastifySwagger, swaggerOptions);
+  await registerCompression(app);
   // Before authentication: a foreign Host is refused whoever asks.
   registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
   registerSessions(app, ctx, logger);
