@@ -20,6 +20,7 @@ import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './dashboard.js';
 import { registerCompression } from './compression.js';
+import { docsRoutes } from './docs.js';
 
 export async function buildApp(ctx: AppContext, logger: Logger): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
@@ -57,6 +58,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(tokenRoutes(ctx, logger));
   await app.register(webhookRoutes(ctx));
   await app.register(sessionRoutes());
+  await app.register(docsRoutes());
   await app.register(dashboardRoutes());
   // The document does not describe itself.
   app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());

@@ -3,6 +3,7 @@ import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { DOCS_PATH } from './docs.js';
 import { errorBody } from './errors.js';
 
 const DIST = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
@@ -17,7 +18,7 @@ const HASHED_ASSET_CACHE = { cacheControl: true, maxAge: 365 * 24 * 3600 * 1000,
 const REVALIDATE = 'no-cache';
 const NOT_BUILT_PAGE = '<!doctype html><html lang="en"><title>Office Scheduler</title><h1>Office Scheduler</h1>'
   + '<p>The dashboard is not built. Run <code>npm run build:dashboard</code>. The API is at <a href="/openapi.json">/openapi.json</a>'
-  + ' (reference: <a href="/docs">/docs</a>).</p></html>';
+  + ` (reference: <a href="${DOCS_PATH}">${DOCS_PATH}</a>).</p></html>`;
 
 /**
  * Serves the built dashboard from local files through @fastify/static (ETag, Last-Modified, ranges,

@@ -124,8 +124,8 @@ describe('serving the dashboard and compressing responses', () => {
     }
   });
 
-  it('keeps the Host guard in front of the dashboard and its assets', async () => {
-    for (const path of ['/', `/${scriptAsset()}`]) {
+  it('keeps the Host guard in front of the dashboard, its assets and the API reference page', async () => {
+    for (const path of ['/', `/${scriptAsset()}`, '/docs', '/docs/static/swagger-ui-bundle.js', '/docs/json']) {
       const foreign = await rawGet(`${h.url}${path}`, { host: 'rebound.example' });
       expect(foreign.status, path).toBe(421);
       expect(JSON.parse(foreign.body.toString()).error.code, path).toBe('misdirected_request');
