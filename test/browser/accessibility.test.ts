@@ -2,9 +2,10 @@
  * axe-core on every page of the dashboard, in real Chromium against the real server with
  * OFFICE_API_TOKEN set and realistic data (seed.ts): the sign-in form, the empty state of a fresh
  * install, the first agent's form, every page the navigation bar links to (read from the bar, so a
- * new page there is covered), every detail page with a run's tabs, and the page for an unknown
- * address. Each is opened with a full page load and checked once it has settled; any violation
- * fails the test, which prints each offending node with its rule, its CSS path and how to fix it.
+ * new page there is covered), every detail page with a run's tabs, the page for an unknown
+ * address, and the dialogs that create things. Each is opened with a full page load and checked
+ * once it has settled; any violation fails the test, which prints each offending node with its
+ * rule, its CSS path and how to fix it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +18,8 @@ import { DETAIL_PAGES, seedOffice } from './seed.js';
 const TOKEN = 'accessibility-token-8f3a';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
 const UI_TIMEOUT = 15_000;
-/** About twenty full page loads, each waiting for the stream and then for axe. */
-const WALK_TIMEOUT_MS = 120_000;
+/** Some twenty-five full page loads, each waiting for the stream and then for axe: about 60 s on a busy 2-core machine. */
+const WALK_TIMEOUT_MS = 180_000;
 
 let h: Harness;
 let browser: Browser;
@@ -81,6 +82,16 @@ describe.skipIf(NO_BROWSER)('accessibility of every dashboard page (axe-core in 
       await page.getByRole('tab', { name: tab }).click();
       await page.getByRole('tab', { name: tab, selected: true }).waitFor();
       await check(`/office/runs/${seeded.runId} (${tab} tab)`);
+    }
+
+    // The dialogs that create things, each over the page that opens it.
+    const dialogs: Array<[string, string]> = [['/office/tasks', 'New task'], ['/office/routines', 'Create Routine'], ['/office/agents', 'Add an agent']];
+    for (const [path, name] of dialogs) {
+      await page.goto(`${h.url}${path}`);
+      await waitSettled(page, UI_TIMEOUT);
+      await page.getByRole('button', { name, exact: true }).click();
+      await page.getByRole('dialog', { name }).waitFor();
+      await check(`${path} ("${name}" dialog)`);
     }
 
     expect(findings).toEqual([]);
