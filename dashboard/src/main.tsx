@@ -54,7 +54,7 @@ function WorkspacePages() {
       <Route path="/office/quotas" component={QuotasPage} />
       <Route path="/office/replicas" component={ReplicasPage} />
       <Route path="/office/settings" component={SettingsPage} />
-      <Route><p>No page here. <Link to="/office/tasks">Go to the tasks</Link>.</p></Route>
+      <Route><section><h1>No page here</h1><p>Nothing lives at this address. <Link to="/office/tasks">Go to the tasks</Link>.</p></section></Route>
     </Switch>
   );
 }

@@ -19,6 +19,8 @@ import { systemRoutes } from './routes/system.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './dashboard.js';
+import { registerCompression } from './compression.js';
+import { docsRoutes } from './docs.js';
 
 export async function buildApp(ctx: AppContext, logger: Logger): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
@@ -40,6 +42,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   registerJsonParser(app);
 
   await app.register(fastifySwagger, swaggerOptions);
+  await registerCompression(app);
   // Before authentication: a foreign Host is refused whoever asks.
   registerHostGuard(app, ctx.config.host, ctx.config.allowedHosts);
   registerSessions(app, ctx, logger);
@@ -55,6 +58,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(tokenRoutes(ctx, logger));
   await app.register(webhookRoutes(ctx));
   await app.register(sessionRoutes());
+  await app.register(docsRoutes());
   await app.register(dashboardRoutes());
   // The document does not describe itself.
   app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());

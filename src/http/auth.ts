@@ -118,12 +118,28 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
  * answering everyone. Call before any route is registered.
  */
 export function requireAccessRules(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    if (!isRouteAccess(route.config?.access)) {
+  app.addHook('onRoute', function declareAccess(route) {
+    const access = route.config?.access ?? (this as ScopedAccess)[SCOPED_ACCESS];
+    if (!isRouteAccess(access)) {
       const method = Array.isArray(route.method) ? route.method.join('|') : route.method;
       throw new Error(`route ${method} ${route.url} declares no access rule: add config: { access: ... } beside it (src/domain/access.ts)`);
     }
+    route.config = { ...route.config, access };
   });
+}
+
+const SCOPED_ACCESS = Symbol('office.scopedAccess');
+type ScopedAccess = { [SCOPED_ACCESS]?: RouteAccess };
+
+/**
+ * A plugin whose routes are not written here (a library's, such as the API reference page), so
+ * cannot declare their access beside them: every route it adds gets `access`.
+ */
+export function withRouteAccess(access: RouteAccess, plugin: (app: FastifyInstance) => Promise<void>) {
+  return async (app: FastifyInstance) => {
+    app.decorate(SCOPED_ACCESS, access);
+    await plugin(app);
+  };
 }
 
 /**

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -41,6 +42,12 @@ export async function openLive(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await markLoaded(page);
   await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
+}
+
+/** A page is settled when the stream is live and nothing on it is still loading. */
+export async function waitSettled(page: Page, timeout: number): Promise<void> {
+  await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor({ timeout });
+  await expect.poll(() => page.locator('main').getByText(/^Loading\b/).count(), { timeout }).toBe(0);
 }
 
 type Marked = { __loadedOnce?: boolean };

@@ -4,14 +4,15 @@
  * navigation bar links to (read from the bar itself, so a page added there is covered without
  * touching this file) and every detail page, each opened with a full page load. Any console error
  * (a failed request included: Chromium logs it as one) or uncaught exception fails the test.
- * Detail pages are listed in DETAIL_PAGES: add a new one there.
+ * Detail pages are listed in DETAIL_PAGES (seed.ts): add a new one there.
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
-import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { launchChromium, NO_BROWSER, recordPageErrors } from './chromium.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { launchChromium, NO_BROWSER, recordPageErrors, waitSettled } from './chromium.js';
+import { DETAIL_PAGES, seedOffice } from './seed.js';
 
 const TOKEN = 'console-errors-token-51ae';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
@@ -25,64 +26,13 @@ let browser: Browser;
 let page: Page;
 let errors: string[];
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await h.api(method, path, body, BEARER);
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-};
-
-/** A page is settled when the stream is live and nothing on it is still loading. */
-async function settled() {
-  await page.getByTestId('live-indicator').and(page.getByText('live')).waitFor();
-  await expect.poll(() => page.locator('main').getByText(/^Loading\b/).count(), { timeout: UI_TIMEOUT }).toBe(0);
-}
+const settled = () => waitSettled(page, UI_TIMEOUT);
 
 async function open(path: string, shot: string) {
   await page.goto(`${h.url}${path}`);
   await settled();
   await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
 }
-
-/** What the seed made: the ids the detail pages need. */
-interface Seeded {
-  taskId: string;
-  routineId: string;
-  runId: string;
-  workerId: string;
-  coordinatorId: string;
-}
-
-/** A workspace with something on every page: agents, tasks in several states, an approval, a budget, a routine, finished and failed runs. */
-async function seed(): Promise<Seeded> {
-  const ws = await api('POST', '/api/office/workspaces', { name: 'Acme', timezone: 'Europe/Paris' });
-  const coordinator = await api('POST', '/api/office/agents', { workspace_id: ws.id, name: 'Coordinator', role: 'coordinator', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs') });
-  const worker = await api('POST', '/api/office/agents', { workspace_id: ws.id, name: 'Worker', role: 'worker', cooldown_sec: 0, skip_idle_wakeups: false, executor: fixtureAgent('succeed.mjs') });
-  const failing = await api('POST', '/api/office/agents', { workspace_id: ws.id, name: 'Failing', role: 'worker', cooldown_sec: 0, skip_idle_wakeups: false, executor: fixtureAgent('fail.mjs') });
-  const task = await api('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Write the digest', assignee_agent_instance_id: worker.id, requires_approval: true });
-  await api('POST', `/api/office/tasks/${task.id}/comments`, { body: 'Please include refunds.', author_type: 'user', author_id: 'admin' });
-  const blocked = await api('POST', '/api/office/tasks', { workspace_id: ws.id, title: 'Publish the digest', blocked_by: [task.id] });
-  await api('POST', `/api/office/tasks/${blocked.id}/move`, { state: 'BLOCKED' });
-  await api('POST', '/api/office/approvals', { task_id: task.id, requested_by_agent_id: worker.id, title: 'Ship the digest?' });
-  await api('POST', '/api/office/budgets', { scope: 'workspace', scope_id: ws.id, limit_usd: 10, period: 'daily', action_on_exceed: 'warn' });
-  const routine = await api('POST', '/api/office/routines', {
-    workspace_id: ws.id, name: 'Nightly digest', assignee_agent_instance_id: worker.id, task_template: { title: 'Digest' },
-    triggers: [{ kind: 'schedule', cron_expression: '0 3 * * *' }, { kind: 'manual' }],
-  });
-  await api('POST', `/api/office/routines/${routine.id}/fire`, {});
-  await api('POST', `/api/office/agents/${failing.id}/wake`, { reason: 'fails' });
-  const run = await h.waitFor(async () => (await api('GET', `/api/office/runs?agent_id=${worker.id}`)).find((r: { status: string }) => r.status === 'succeeded'), 'a finished run');
-  await h.waitFor(async () => (await api('GET', `/api/office/runs?agent_id=${failing.id}`)).some((r: { status: string }) => r.status === 'failed'), 'a failed run');
-  return { taskId: task.id, routineId: routine.id, runId: run.id, workerId: worker.id, coordinatorId: coordinator.id };
-}
-
-/** Pages that no navigation link reaches: a thing's own page. */
-const DETAIL_PAGES = (s: Seeded): Array<[string, string]> => [
-  [`/office/tasks/${s.taskId}`, 'task'],
-  [`/office/routines/${s.routineId}`, 'routine'],
-  [`/office/runs/${s.runId}`, 'run'],
-  [`/office/agents/${s.workerId}`, 'agent-worker'],
-  [`/office/agents/${s.coordinatorId}`, 'agent-coordinator'],
-];
 
 describe.skipIf(NO_BROWSER)('every dashboard page in Chromium', () => {
   beforeAll(async () => {
@@ -108,7 +58,7 @@ describe.skipIf(NO_BROWSER)('every dashboard page in Chromium', () => {
     await settled();
     await open('/office/tasks', 'empty-state');
 
-    const seeded = await seed();
+    const seeded = await seedOffice(h, BEARER);
     await open('/office/routines', 'first');
     const navigation = await page.locator('header.top nav a').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
     expect(navigation.length).toBeGreaterThanOrEqual(8);

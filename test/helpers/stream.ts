@@ -2,6 +2,8 @@
 export interface StreamRead {
   status: number;
   contentType: string | null;
+  /** Set when the stream came compressed (it never should: an encoder holds events back). */
+  contentEncoding: string | null;
   text: string;
 }
 
@@ -22,8 +24,9 @@ export async function openStream(url: string, headers: Record<string, string> = 
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   const contentType = response.headers.get('content-type');
+  const contentEncoding = response.headers.get('content-encoding');
   if (response.status !== 200) {
-    const answer = { status: response.status, contentType, text: await response.text() };
+    const answer = { status: response.status, contentType, contentEncoding, text: await response.text() };
     return { ...answer, readUntil: async () => answer };
   }
   const reader = response.body!.getReader();
@@ -46,6 +49,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
   return {
     status: response.status,
     contentType,
+    contentEncoding,
     text,
     async readUntil(until) {
       try {
@@ -53,7 +57,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
       } finally {
         controller.abort();
       }
-      return { status: response.status, contentType, text };
+      return { status: response.status, contentType, contentEncoding, text };
     },
   };
 }

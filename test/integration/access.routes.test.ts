@@ -7,7 +7,7 @@
  */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireAccessRules } from '../../src/http/auth.js';
+import { requireAccessRules, withRouteAccess } from '../../src/http/auth.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 
 const ADMIN = 'access-walk-admin-token';
@@ -301,5 +301,18 @@ describe('one permission rule per route', () => {
       await app.ready();
     };
     await expect(start()).rejects.toThrow(/GET \/api\/office\/forgotten declares no access rule/);
+  });
+
+  it("a library's plugin, which cannot declare access beside its routes, gives each of them the level it is registered with", async () => {
+    const app = Fastify();
+    requireAccessRules(app);
+    const levels: unknown[] = [];
+    app.addHook('onRequest', async (request) => { levels.push(request.routeOptions.config.access); });
+    await app.register(withRouteAccess('public', async (scope) => {
+      await scope.register(async (library) => { library.get('/library/page', async () => 'a page'); });
+    }));
+    expect((await app.inject({ method: 'GET', url: '/library/page' })).statusCode).toBe(200);
+    expect(levels).toEqual(['public']);
+    await app.close();
   });
 });

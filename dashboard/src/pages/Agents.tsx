@@ -35,7 +35,7 @@ export function AgentsPage() {
       <ErrorBox error={agents.error} />
       {agents.data === undefined ? <Loading what="agents" /> : agents.data.length === 0 ? <Empty>No agents in this workspace.</Empty> : (
         <table className="list" aria-label="Agents">
-          <thead><tr><th>Name</th><th>Role</th><th>Status</th><th>Actor state</th><th>Queued</th><th>Slots</th><th>Cooldown</th><th>Replica</th><th /></tr></thead>
+          <thead><tr><th>Name</th><th>Role</th><th>Status</th><th>Actor state</th><th>Queued</th><th>Slots</th><th>Cooldown</th><th>Replica</th><th><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {agents.data.map((agent) => {
               const actor = liveActor(actors[agent.id], agent.actor);
@@ -178,11 +178,11 @@ export function AgentDetailPage(props: { id: string }) {
       {a.warnings.length > 0 && <div className="notice">{a.warnings.join(' ')}</div>}
 
       <div className="cards">
-        <div className="card"><h3>Status</h3><p className="big"><ActivityBadge agent={a} actor={actor} now={now} /></p><p className="hint">{a.status} · actor: <code data-testid="current-state">{actor?.state ?? 'not running'}</code></p></div>
-        <div className="card"><h3>Queue</h3><p className="big" data-testid="queued">{actor?.queued ?? queue.length}</p><p className="hint">{actor?.next_available_at ? <>next available <Time at={actor.next_available_at} /></> : 'waiting wakeups'}</p></div>
-        <div className="card"><h3>Slots</h3><p className="big" data-testid="slots">{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : `- / ${a.max_concurrent_sessions}`}</p><p className="hint">running / max concurrent sessions</p></div>
-        <div className="card"><h3>Replica</h3><p className="big" data-testid="agent-replica">{a.actor?.replica ? <Link to="/office/replicas"><code className="replica-id">{a.actor.replica}</code></Link> : 'none'}</p><p className="hint">{a.actor?.replica ? 'runs its actor (holds its lease)' : 'no replica holds it yet'}</p></div>
-        <div className="card"><h3>Cooldown</h3><p className="big" data-testid="cooldown">{cooldown ?? 'none now'}</p><p className="hint">{a.cooldown_sec}s after each session</p></div>
+        <div className="card"><h2 className="label">Status</h2><p className="big"><ActivityBadge agent={a} actor={actor} now={now} /></p><p className="hint">{a.status} · actor: <code data-testid="current-state">{actor?.state ?? 'not running'}</code></p></div>
+        <div className="card"><h2 className="label">Queue</h2><p className="big" data-testid="queued">{actor?.queued ?? queue.length}</p><p className="hint">{actor?.next_available_at ? <>next available <Time at={actor.next_available_at} /></> : 'waiting wakeups'}</p></div>
+        <div className="card"><h2 className="label">Slots</h2><p className="big" data-testid="slots">{actor ? `${actor.running} / ${actor.max_concurrent_sessions}` : `- / ${a.max_concurrent_sessions}`}</p><p className="hint">running / max concurrent sessions</p></div>
+        <div className="card"><h2 className="label">Replica</h2><p className="big" data-testid="agent-replica">{a.actor?.replica ? <Link to="/office/replicas"><code className="replica-id">{a.actor.replica}</code></Link> : 'none'}</p><p className="hint">{a.actor?.replica ? 'runs its actor (holds its lease)' : 'no replica holds it yet'}</p></div>
+        <div className="card"><h2 className="label">Cooldown</h2><p className="big" data-testid="cooldown">{cooldown ?? 'none now'}</p><p className="hint">{a.cooldown_sec}s after each session</p></div>
       </div>
 
       <h2>Runs in the last 24 hours</h2>

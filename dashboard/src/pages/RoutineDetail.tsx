@@ -91,7 +91,7 @@ export function RoutineDetailPage(props: { id: string }) {
 
       <div className="cards">
         <div className="card">
-          <h3>Status</h3>
+          <h2 className="label">Status</h2>
           <div className="radios" role="radiogroup" aria-label="Routine status">
             {STATUSES.map((status) => (
               <label key={status} className="check">
@@ -102,17 +102,17 @@ export function RoutineDetailPage(props: { id: string }) {
           {r.paused_reason && <p className="hint">Paused: {r.paused_reason}</p>}
         </div>
         <div className="card">
-          <h3>Last run</h3>
+          <h2 className="label">Last run</h2>
           <p data-testid="last-run">{lastRun ? <ZonedTime at={lastRun.started_at} zone={zone} /> : <span className="muted">never</span>}</p>
           {lastRun && <p className="hint">{lastRun.source === 'cron' ? 'on its schedule' : lastRun.source === 'manual' ? 'by hand (Run now)' : 'from its webhook'}: {fireOutcome(lastRun)}</p>}
         </div>
         <div className="card">
-          <h3>Assignee</h3>
+          <h2 className="label">Assignee</h2>
           <p className="big"><Link to={`/office/agents/${r.assignee_agent_instance_id}`}>{assignee?.name ?? r.assignee_agent_instance_id}</Link></p>
           <p className="hint">{assignee?.role}</p>
         </div>
         <div className="card policies">
-          <h3>Policies</h3>
+          <h2 className="label">Policies</h2>
           <p><code>{r.concurrency_policy}</code></p>
           <p className="hint">{CONCURRENCY_POLICY_SENTENCES[r.concurrency_policy]}</p>
           <p><code>{r.catch_up_policy}</code>{r.catch_up_policy === 'enqueue_missed_with_cap' && <> (max {r.catch_up_max})</>}</p>

@@ -88,7 +88,7 @@ export function RunDetailPage(props: { id: string }) {
       </header>
       <div className="cards run-cards">
         <div className="card">
-          <h3>Timing</h3>
+          <h2 className="label">Timing</h2>
           <dl>
             <dt>Created</dt><dd><time dateTime={r.created_at}>{formatTime(r.created_at)}</time></dd>
             <dt>Started</dt><dd><time dateTime={r.started_at ?? undefined}>{formatTime(r.started_at)}</time></dd>
@@ -98,7 +98,7 @@ export function RunDetailPage(props: { id: string }) {
           </dl>
         </div>
         <div className="card">
-          <h3>Run</h3>
+          <h2 className="label">Run</h2>
           <dl>
             <dt>Agent</dt><dd><Link to={`/office/agents/${r.agent_id}`}>{agent.data?.name ?? shortId(r.agent_id)}</Link></dd>
             <dt>Wakeup</dt><dd><Link to={`/office/wakeups?id=${r.wakeup_id}`} title={r.wakeup_id}>{shortId(r.wakeup_id)}</Link></dd>
@@ -107,7 +107,7 @@ export function RunDetailPage(props: { id: string }) {
           </dl>
         </div>
         <div className="card">
-          <h3>Execution</h3>
+          <h2 className="label">Execution</h2>
           <dl>
             <dt>Attempt</dt><dd>{r.attempt}</dd>
             <dt>Executor</dt><dd>{r.executor_kind ?? '-'}</dd>
@@ -129,9 +129,9 @@ export function RunDetailPage(props: { id: string }) {
         {tab === 'result' && <Json value={r.result_json} label="Result JSON" />}
         {tab === 'prompt' && (
           <>
-            <h3>Assembled prompt</h3>
+            <h2 className="label">Assembled prompt</h2>
             <pre className="prose" aria-label="Assembled prompt">{r.assembled_prompt || '(empty)'}</pre>
-            <h3>Injected summary</h3>
+            <h2 className="label">Injected summary</h2>
             {r.summary_injected ? <pre className="prose" aria-label="Injected summary">{r.summary_injected}</pre> : <p className="muted" aria-label="Injected summary">No continuation summary was injected into this run.</p>}
           </>
         )}

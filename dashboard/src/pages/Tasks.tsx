@@ -82,7 +82,7 @@ export function TasksPage() {
                 onDragOver={(e) => { if (e.dataTransfer.types.includes(DRAG_TYPE)) { e.preventDefault(); setDragOver(state); } }}
                 onDragLeave={() => setDragOver((s) => (s === state ? null : s))}
                 onDrop={drop(state)}>
-                <h3>{STATE_LABELS[state]} <span className="count">{column.length}</span></h3>
+                <h2 className="label">{STATE_LABELS[state]} <span className="count">{column.length}</span></h2>
                 {column.map((task) => (
                   <TaskCard key={task.id} task={task} blockers={task.blocked_by.map((id) => byId.get(id) ?? id)}
                     agents={agents.data ?? []} assigneeName={agentName(task.assignee_agent_instance_id)} lastWakeup={latest.get(task.id)} lastRun={lastRuns.get(task.id)}

@@ -45,10 +45,12 @@ export function systemRoutes(ctx: AppContext) {
     });
     // Every workspace's events go through it: not for a run token, which reads only its own workspace.
     // Hidden from the document: a server-sent event stream, not a JSON operation a client generator can use (README: the dashboard section).
-    app.get('/api/office/stream', { schema: { hide: true }, config: { access: 'read', queryToken: true, agentRead: false } }, (req, reply) => {
+    // Never compressed: an encoder holds events back until its buffer fills. The hijack already bypasses
+    // the compression hook; `compress: false` says so, and X-Accel-Buffering asks a proxy (nginx) not to buffer either.
+    app.get('/api/office/stream', { schema: { hide: true }, compress: false, config: { access: 'read', queryToken: true, agentRead: false } }, (req, reply) => {
       reply.hijack();
       const response = reply.raw;
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
       // Browsers reconnect on their own; a short retry keeps a restarted server's dashboard current.
       response.write(`retry: ${STREAM_RETRY_MS}\nevent: hello\ndata: ${JSON.stringify({ agents: ctx.feed.getSnapshot().context.agents })}\n\n`);
       open.add(response);
