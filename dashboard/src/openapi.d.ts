@@ -2030,7 +2030,12 @@ export interface operations {
     };
     listWorkspaces: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many rows a page holds: 1..1000, 1000 when absent. */
+                limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2040,6 +2045,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,6 +2559,10 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
+                /** @description How many rows a page holds: 1..1000, 1000 when absent. */
+                limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2560,6 +2573,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2948,6 +2965,10 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
+                /** @description How many rows a page holds: 1..1000, 1000 when absent. */
+                limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2958,6 +2979,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,7 +3739,10 @@ export interface operations {
                 state?: "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | "BLOCKED" | "ARCHIVED";
                 parent_id?: string;
                 include_routine?: "true" | "false";
+                /** @description How many rows a page holds: 1..1000, 200 when absent. */
                 limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3725,6 +3753,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4252,7 +4284,12 @@ export interface operations {
     };
     listComments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many rows a page holds: 1..1000, 1000 when absent. */
+                limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4264,6 +4301,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5247,7 +5288,10 @@ export interface operations {
                 source?: "routine" | "comment" | "agent_error" | "self" | "user" | "task_assigned" | "task_blockers_resolved" | "task_children_completed" | "approval_resolved" | "budget_alert";
                 task_id?: string;
                 workspace_id?: string;
+                /** @description How many rows a page holds: 1..1000, 200 when absent. */
                 limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5258,6 +5302,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,7 +5452,10 @@ export interface operations {
                 task_id?: string;
                 wakeup_id?: string;
                 status?: "queued" | "running" | "succeeded" | "failed" | "interrupted" | "cancelled";
+                /** @description How many rows a page holds: 1..1000, 200 when absent. */
                 limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5415,6 +5466,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5843,7 +5898,10 @@ export interface operations {
                 agent_id?: string;
                 /** @description `true`: only entries caused by a cron or webhook fire (and its follow-on work); `false`: only attended ones. */
                 unattended?: "true" | "false";
+                /** @description How many rows a page holds: 1..1000, 200 when absent. */
                 limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5854,6 +5912,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6267,6 +6329,10 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
+                /** @description How many rows a page holds: 1..1000, 1000 when absent. */
+                limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6277,6 +6343,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,8 +6935,10 @@ export interface operations {
     listRoutineRuns: {
         parameters: {
             query?: {
-                count?: number;
+                /** @description How many rows a page holds: 1..1000, 100 when absent. */
                 limit?: number;
+                /** @description Where the page starts: the `next-cursor` header of the previous page, as it came. Absent: the first page. */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -6879,6 +6951,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Where the next page starts: pass it as `?cursor=` (with the same filters). Absent on the last page. */
+                    "next-cursor"?: string;
+                    /** @description The next page as a link: `<path?…&cursor=…>; rel="next"`. Absent on the last page. */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {

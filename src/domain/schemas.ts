@@ -2,6 +2,7 @@
  * Request schemas: the one definition of what the API accepts. The HTTP layer validates with
  * them, /openapi.json is generated from them, and the dashboard validates its forms with them.
  */
+import { pageQuery } from './pagination.js';
 import { z } from 'zod';
 import { ExecutorSpecSchema } from './executors.js';
 import { CATCH_UP_POLICIES, CONCURRENCY_POLICIES } from './routines.js';
@@ -91,7 +92,7 @@ export const TaskListQuery = z.strictObject({
   state: z.enum(TASK_STATES).optional(),
   parent_id: Id.optional(),
   include_routine: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  ...pageQuery('tasks'),
 });
 
 /** The author comes from the credential; a body may name it (and only the bootstrap admin another one: governance.ts). */
@@ -128,7 +129,7 @@ export const WakeupListQuery = z.strictObject({
   source: z.enum(WAKEUP_SOURCES as [string, ...string[]]).optional(),
   task_id: Id.optional(),
   workspace_id: Id.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  ...pageQuery('wakeups'),
 });
 export const RunListQuery = z.strictObject({
   workspace_id: Id.optional(),
@@ -136,7 +137,7 @@ export const RunListQuery = z.strictObject({
   task_id: Id.optional(),
   wakeup_id: Id.optional(),
   status: z.enum(['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  ...pageQuery('runs'),
 });
 export const ActivityQuery = z.strictObject({
   workspace_id: Id.optional(),
@@ -145,9 +146,14 @@ export const ActivityQuery = z.strictObject({
   agent_id: Id.optional(),
   unattended: z.enum(['true', 'false']).transform((value) => value === 'true').optional()
     .describe('`true`: only entries caused by a cron or webhook fire (and its follow-on work); `false`: only attended ones.'),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  ...pageQuery('activity'),
 });
 export const WorkspaceQuery = z.strictObject({ workspace_id: Id.optional() });
+export const WorkspaceListQuery = z.strictObject(pageQuery('workspaces'));
+export const ProjectListQuery = WorkspaceQuery.extend(pageQuery('projects'));
+export const AgentListQuery = WorkspaceQuery.extend(pageQuery('agents'));
+export const RoutineListQuery = WorkspaceQuery.extend(pageQuery('routines'));
+export const CommentListQuery = z.strictObject(pageQuery('comments'));
 export const InboxQuery = WorkspaceQuery.extend({
   status: z.enum(['open', 'resolved']).optional()
     .describe('`open`: every open item, however many resolved ones there are; `resolved`: the newest resolved ones. Absent: both.'),
@@ -204,3 +210,4 @@ export const PatchRoutineBody = CreateRoutineBody.omit({ workspace_id: true, tri
   .extend({ status: z.enum(['active', 'paused', 'archived']).optional() });
 export const FireRoutineBody = z.strictObject({ variables: z.record(z.string(), z.unknown()).optional() });
 export const PreviewQuery = z.strictObject({ count: z.coerce.number().int().min(1).max(100).optional() });
+export const RoutineRunListQuery = z.strictObject(pageQuery('routine_runs'));

@@ -2,7 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { JsonTextError, parseJsonText } from '../domain/jsonText.js';
+import { JsonTextError, assertJsonDepth, jsonRefusalReason } from '../domain/jsonText.js';
 import { registerAuth, requireAccessRules } from './auth.js';
 import type { AppContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
@@ -65,18 +65,28 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   return app;
 }
 
-/** JSON only, with deep nesting refused. The webhook route has its own parser: it needs the raw bytes. */
+/**
+ * JSON only, with deep nesting refused, parsed by Fastify's own parser: secure-json-parse, which
+ * refuses a `__proto__` key and a `constructor.prototype` (400), so no body can reach an object's
+ * prototype. The webhook route has its own parser: it needs the raw bytes.
+ */
 function registerJsonParser(app: FastifyInstance) {
   // JSON only: Fastify's built-in text/plain parser would hand a string to the zod schemas (a 400), not a 415.
   app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, parseJsonText(text));
+      assertJsonDepth(text);
     } catch (error) {
-      done(error instanceof JsonTextError ? Object.assign(new Error(error.message), { statusCode: 400, code: 'validation_error' }) : error as Error, undefined);
+      return done(error instanceof JsonTextError ? invalidBody(error.message) : error as Error, undefined);
     }
+    parseJson(req, text, (error, value) => done(error ? invalidBody(jsonRefusalReason(text)) : null, value));
   });
+}
+
+function invalidBody(message: string): Error {
+  return Object.assign(new Error(message), { statusCode: 400, code: 'validation_error' });
 }

@@ -10,6 +10,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { ErrorEnvelope } from '../domain/responseSchemas.js';
+import { PAGE_HEADERS } from './pages.js';
 
 export const TAGS = {
   Workspaces: 'Workspaces: the top of the tree; each has a time zone and a default executor.',
@@ -76,12 +77,15 @@ export interface OperationSpec {
   optionalBody?: boolean;
   /** Who may call it; by default the API token or a run token. */
   security?: Security;
+  /** A list that answers a page at a time: its 200 carries the next page's cursor in headers (pages.ts). */
+  paginated?: boolean;
 }
 
 /** The documentation half of a route's schema; the route adds its own `params`, `querystring`, `body`. */
 export function operation(spec: OperationSpec) {
   const response: Record<number, unknown> = {};
   for (const [status, body] of Object.entries(spec.success)) response[Number(status)] = responseOf(body, SUCCESS_DESCRIPTIONS[Number(status)] ?? 'Success');
+  if (spec.paginated) response[200] = { ...response[200] as object, headers: PAGE_HEADERS };
   for (const status of spec.errors) {
     response[status] = { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: ErrorEnvelope } } };
   }
@@ -120,11 +124,24 @@ export const ACCESS_EXTENSION = 'x-office-access';
 
 /** The zod provider's transform, plus the route's access level as an `x-office-access` extension of its operation. */
 const transformWithAccess: NonNullable<FastifyDynamicSwaggerOptions['transform']> = (input) => {
-  const transformed = jsonSchemaTransform(input);
+  const transformed = keepResponseHeaders(input.schema, jsonSchemaTransform(input));
   const access = (input.route.config as { access?: unknown } | undefined)?.access;
   if (!isRouteAccess(access)) return transformed;
   return { ...transformed, schema: { ...transformed.schema, [ACCESS_EXTENSION]: { level: access, who: ROUTE_ACCESS[access] } } };
 };
+
+/** The zod provider rebuilds a response that has `content` without its `headers` (a paginated list's cursor headers): they are put back. */
+function keepResponseHeaders(
+  schema: { response?: unknown }, transformed: ReturnType<typeof jsonSchemaTransform>,
+): ReturnType<typeof jsonSchemaTransform> {
+  const declared = (schema.response ?? {}) as Record<string, { headers?: unknown }>;
+  const response = (transformed.schema as { response?: Record<string, object> }).response;
+  if (!response) return transformed;
+  for (const [status, spec] of Object.entries(declared)) {
+    if (spec?.headers && response[status]) response[status] = { ...response[status], headers: spec.headers };
+  }
+  return transformed;
+}
 
 export const swaggerOptions: FastifyDynamicSwaggerOptions = {
   openapi: {

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { pageRead } from '../../domain/pagination.js';
+import { sendPage } from '../pages.js';
 import type { Logger } from 'pino';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -32,10 +34,10 @@ export function observeRoutes(ctx: AppContext) {
     const r = app.withTypeProvider<ZodTypeProvider>();
 
     r.get('/api/office/wakeups', { schema: {
-      ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS }),
-      querystring: WakeupListQuery }, config: { access: 'read' } }, async (req) =>
+      ...operation({ operationId: 'listWakeups', summary: 'List wakeups, each with why it is where it is', tag: 'Wakeups', success: { 200: z.array(WakeupSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: WakeupListQuery }, config: { access: 'read' } }, async (req, reply) =>
       ctx.store.query(async (tx) => {
-        const wakeups = await tx.wakeups.list(req.query as never);
+        const wakeups = sendPage(req, reply, 'wakeups', await tx.wakeups.list({ ...req.query, ...pageRead('wakeups', req.query) } as never));
         const actorOf = actorsForExplain(ctx, tx);
         return Promise.all(wakeups.map(async (w) => ({ ...toApi(w), explain: await explain(ctx, tx, w, actorOf) })));
       }));
@@ -49,9 +51,9 @@ export function observeRoutes(ctx: AppContext) {
       }));
 
     r.get('/api/office/runs', { schema: {
-      ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS }),
-      querystring: RunListQuery }, config: { access: 'read', agentRead: 'runs' } }, async (req) =>
-      toApi(await ctx.store.query((tx) => tx.runs.list(req.query))));
+      ...operation({ operationId: 'listRuns', summary: 'List runs', tag: 'Runs', success: { 200: z.array(RunSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: RunListQuery }, config: { access: 'read', agentRead: 'runs' } }, async (req, reply) =>
+      toApi(sendPage(req, reply, 'runs', await ctx.store.query((tx) => tx.runs.list({ ...req.query, ...pageRead('runs', req.query) })))));
     r.get('/api/office/runs/:id', { schema: {
       ...operation({ operationId: 'getRun', summary: 'Read a run', tag: 'Runs', success: { 200: RunSchema }, errors: READ_ERRORS,
         description: 'A run token may read only its own agent\'s runs.' }),
@@ -85,9 +87,9 @@ export function observeRoutes(ctx: AppContext) {
       toApi(await ctx.runCancels.cancel(req.params.id, req.principal, req.body?.reason ?? null)));
 
     r.get('/api/office/activity', { schema: {
-      ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS }),
-      querystring: ActivityQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.query((tx) => tx.activity.list(req.query))));
+      ...operation({ operationId: 'listActivity', summary: 'The activity feed', tag: 'Activity', success: { 200: z.array(ActivityEntrySchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: ActivityQuery }, config: { access: 'read' } }, async (req, reply) =>
+      toApi(sendPage(req, reply, 'activity', await ctx.store.query((tx) => tx.activity.list({ ...req.query, ...pageRead('activity', req.query) })))));
     r.get('/api/office/inbox', { schema: {
       ...operation({ operationId: 'listInbox', summary: 'Inbox items: agent errors and approvals awaiting a person', tag: 'Activity', success: { 200: z.array(InboxItemSchema) }, errors: LIST_ERRORS,
         description: `Newest first: every open item, and the newest ${RESOLVED_INBOX_ITEMS_LISTED} resolved ones, so that resolved items never crowd an open one out.` }),

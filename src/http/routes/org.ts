@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { pageRead } from '../../domain/pagination.js';
+import { sendPage } from '../pages.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, Id, IdempotencyKey, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody,
-  WakeAgentBody, WorkspaceQuery,
+  AgentListQuery, CreateAgentBody, CreateProjectBody, CreateWorkspaceBody, Id, IdempotencyKey, PatchAgentBody, PatchProjectBody, PatchWorkspaceBody,
+  ProjectListQuery, WakeAgentBody, WorkspaceListQuery,
 } from '../../domain/schemas.js';
 import { forbidden, invalid, notFound } from '../../services/errors.js';
 import { requireWorkspace } from '../../services/org.js';
@@ -33,8 +35,10 @@ export function orgRoutes(ctx: AppContext) {
       ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Workspaces', success: { 201: WorkspaceSchema }, errors: WRITE_ERRORS }),
       body: CreateWorkspaceBody }, config: { access: 'admin' } }, async (req, reply) =>
       reply.code(201).send(workspaceView(await ctx.org.createWorkspace(req.body))));
-    r.get('/api/office/workspaces', { schema: operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS }), config: { access: 'read', agentRead: 'workspaces' } }, async () =>
-      (await ctx.store.query((tx) => tx.workspaces.list())).map(workspaceView));
+    r.get('/api/office/workspaces', { schema: {
+      ...operation({ operationId: 'listWorkspaces', summary: 'List the workspaces', tag: 'Workspaces', success: { 200: z.array(WorkspaceSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: WorkspaceListQuery }, config: { access: 'read', agentRead: 'workspaces' } }, async (req, reply) =>
+      sendPage(req, reply, 'workspaces', await ctx.store.query((tx) => tx.workspaces.list(pageRead('workspaces', req.query)))).map(workspaceView));
     r.get('/api/office/workspaces/:id', { schema: {
       ...operation({ operationId: 'getWorkspace', summary: 'Read a workspace', tag: 'Workspaces', success: { 200: WorkspaceSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read', agentRead: 'workspaces' } }, async (req) =>
@@ -56,9 +60,9 @@ export function orgRoutes(ctx: AppContext) {
       body: CreateProjectBody }, config: { access: 'admin' } }, async (req, reply) =>
       reply.code(201).send(toApi(await ctx.org.createProject(req.body))));
     r.get('/api/office/projects', { schema: {
-      ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.query((tx) => tx.projects.list(req.query.workspace_id))));
+      ...operation({ operationId: 'listProjects', summary: 'List projects', tag: 'Projects', success: { 200: z.array(ProjectSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: ProjectListQuery }, config: { access: 'read' } }, async (req, reply) =>
+      toApi(sendPage(req, reply, 'projects', await ctx.store.query((tx) => tx.projects.list(req.query.workspace_id, pageRead('projects', req.query))))));
     r.get('/api/office/projects/:id', { schema: {
       ...operation({ operationId: 'getProject', summary: 'Read a project', tag: 'Projects', success: { 200: ProjectSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
@@ -75,9 +79,9 @@ export function orgRoutes(ctx: AppContext) {
       // A coordinator's heartbeat routine is owned by the token that creates the coordinator.
       reply.code(201).send(await agentView(ctx, await ctx.org.createAgent(req.body, req.principal.kind === 'user' ? req.principal.tokenId : undefined))));
     r.get('/api/office/agents', { schema: {
-      ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
-      agentViews(ctx, await ctx.store.query((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }))));
+      ...operation({ operationId: 'listAgents', summary: 'List agents', tag: 'Agents', success: { 200: z.array(AgentSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: AgentListQuery }, config: { access: 'read' } }, async (req, reply) =>
+      agentViews(ctx, sendPage(req, reply, 'agents', await ctx.store.query((tx) => tx.agents.list({ workspace_id: req.query.workspace_id }, pageRead('agents', req.query))))));
     r.get('/api/office/agents/:id', { schema: {
       ...operation({ operationId: 'getAgent', summary: 'Read an agent, with its live actor', tag: 'Agents', success: { 200: AgentSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>

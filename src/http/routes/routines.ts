@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { pageRead } from '../../domain/pagination.js';
+import { sendPage } from '../pages.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { nextFireTimes } from '../../domain/cron.js';
-import { CreateRoutineBody, FireRoutineBody, Id, PatchRoutineBody, PatchTriggerBody, PreviewQuery, TriggerBody, WorkspaceQuery } from '../../domain/schemas.js';
+import { CreateRoutineBody, FireRoutineBody, Id, PatchRoutineBody, PatchTriggerBody, PreviewQuery, RoutineListQuery, RoutineRunListQuery, TriggerBody } from '../../domain/schemas.js';
 import type { Routine, RoutineTrigger } from '../../domain/routines.js';
 import { actorFieldsOf } from '../../domain/governance.js';
 import { invalid } from '../../services/errors.js';
@@ -35,10 +37,10 @@ export function routineRoutes(ctx: AppContext) {
     const managerOf = (resource: ManagedResource) => requireRoutineManager(ctx.store, resource);
 
     r.get('/api/office/routines', { schema: {
-      ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: LIST_ERRORS }),
-      querystring: WorkspaceQuery }, config: { access: 'read' } }, async (req) =>
+      ...operation({ operationId: 'listRoutines', summary: 'List routines, each with its triggers and its last run', tag: 'Routines', success: { 200: z.array(RoutineListItemSchema) }, errors: LIST_ERRORS, paginated: true }),
+      querystring: RoutineListQuery }, config: { access: 'read' } }, async (req, reply) =>
       ctx.store.query(async (tx) => {
-        const routines = await tx.routines.list({ workspace_id: req.query.workspace_id });
+        const routines = sendPage(req, reply, 'routines', await tx.routines.list({ workspace_id: req.query.workspace_id }, pageRead('routines', req.query)));
         return Promise.all(routines.map(async (routine) => ({
           ...toApi(routine),
           triggers: (await tx.routines.triggersOf(routine.id)).map((t) => triggerView(t)),
@@ -70,11 +72,12 @@ export function routineRoutes(ctx: AppContext) {
       return reply.code(204).send();
     });
     r.get('/api/office/routines/:id/runs', { schema: {
-      ...operation({ operationId: 'listRoutineRuns', summary: 'List a routine\'s runs, newest first', tag: 'Routines', success: { 200: z.array(RoutineRunSchema) }, errors: READ_ERRORS }),
-      params: IdParams, querystring: PreviewQuery.extend({ limit: z.coerce.number().int().min(1).max(1000).optional() }) }, config: { access: 'read', agentRead: { ownerOf: 'routine' } } }, async (req) =>
+      ...operation({ operationId: 'listRoutineRuns', summary: 'List a routine\'s runs, newest first', tag: 'Routines', success: { 200: z.array(RoutineRunSchema) }, errors: READ_ERRORS, paginated: true }),
+      params: IdParams, querystring: RoutineRunListQuery }, config: { access: 'read', agentRead: { ownerOf: 'routine' } } }, async (req, reply) =>
       ctx.store.query(async (tx) => {
         if (!(await tx.routines.get(req.params.id))) throwNotFound('routine', req.params.id);
-        return toApi(await tx.routines.runsOf(req.params.id, req.query.limit ?? 100));
+        const { limit, after } = pageRead('routine_runs', req.query);
+        return toApi(sendPage(req, reply, 'routine_runs', await tx.routines.runsOf(req.params.id, limit, after)));
       }));
     r.post('/api/office/routines/:id/fire', { schema: {
       ...operation({ operationId: 'fireRoutine', summary: 'Fire a routine by hand', tag: 'Routines', success: { 202: RoutineRunResponseSchema }, errors: WRITE_ERRORS, optionalBody: true,

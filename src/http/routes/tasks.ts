@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { pageRead } from '../../domain/pagination.js';
+import { sendPage } from '../pages.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   CreateApprovalBody, CreateBudgetBody, CreateCommentBody, CreateTaskBody, Id, MoveTaskBody, PatchBudgetBody, PatchTaskBody,
-  ResolveApprovalBody, TaskListQuery, WorkspaceQuery,
+  CommentListQuery, ResolveApprovalBody, TaskListQuery, WorkspaceQuery,
 } from '../../domain/schemas.js';
 import type { Task } from '../../domain/types.js';
 import { actorFieldsOf, commentAuthorOf, type CommentAuthor } from '../../domain/governance.js';
@@ -64,10 +66,10 @@ export function taskRoutes(ctx: AppContext) {
       return reply.code(201).send(toApi(await ctx.tasks.createTask(req.body, actorOf(req))));
     });
     r.get('/api/office/tasks', { schema: {
-      ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: LIST_ERRORS,
+      ...operation({ operationId: 'listTasks', summary: 'List tasks', tag: 'Tasks', success: { 200: z.array(TaskSchema) }, errors: LIST_ERRORS, paginated: true,
         description: 'Heavy routine tasks are left out unless `include_routine=true`.' }),
-      querystring: TaskListQuery }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.query((tx) => tx.tasks.list(req.query))));
+      querystring: TaskListQuery }, config: { access: 'read' } }, async (req, reply) =>
+      toApi(sendPage(req, reply, 'tasks', await ctx.store.query((tx) => tx.tasks.list({ ...req.query, ...pageRead('tasks', req.query) })))));
     r.get('/api/office/tasks/:id', { schema: {
       ...operation({ operationId: 'getTask', summary: 'Read a task', tag: 'Tasks', success: { 200: TaskSchema }, errors: READ_ERRORS }),
       params: IdParams }, config: { access: 'read' } }, async (req) =>
@@ -91,9 +93,9 @@ export function taskRoutes(ctx: AppContext) {
       return reply.code(201).send(toApi(await ctx.tasks.createComment(req.params.id, { body: req.body.body, ...author }, actorOf(req))));
     });
     r.get('/api/office/tasks/:id/comments', { schema: {
-      ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS }),
-      params: IdParams }, config: { access: 'read' } }, async (req) =>
-      toApi(await ctx.store.query((tx) => tx.comments.listByTask(req.params.id))));
+      ...operation({ operationId: 'listComments', summary: 'List a task\'s comments', tag: 'Tasks', success: { 200: z.array(CommentSchema) }, errors: LIST_ERRORS, paginated: true }),
+      params: IdParams, querystring: CommentListQuery }, config: { access: 'read' } }, async (req, reply) =>
+      toApi(sendPage(req, reply, 'comments', await ctx.store.query((tx) => tx.comments.listByTask(req.params.id, 0, pageRead('comments', req.query))))));
 
     r.post('/api/office/approvals', { schema: {
       ...operation({ operationId: 'createApproval', summary: 'Request an approval', tag: 'Approvals', success: { 201: ApprovalSchema }, errors: WRITE_ERRORS }),

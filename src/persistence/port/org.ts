@@ -7,6 +7,7 @@
  * plain fields by id and never state. `insert` refuses a duplicate name in its ON CONFLICT, not after
  * a read. Lists are committed rows, possibly stale; nothing is decided on them.
  */
+import type { ListPage } from '../../domain/pagination.js';
 import type { Agent, Project, Workspace } from '../../domain/types.js';
 
 export interface WorkspaceRepo {
@@ -16,7 +17,7 @@ export interface WorkspaceRepo {
   /** A person's edit of a live workspace's fields, in one statement; the workspace as it is now, undefined when there is none or it was deleted. */
   edit(id: string, fields: Partial<Omit<Workspace, 'id' | 'created_at'>>): Promise<Workspace | undefined>;
   /** The live workspaces. */
-  list(): Promise<Workspace[]>;
+  list(page?: ListPage): Promise<Workspace[]>;
   /**
    * Marks the workspace deleted while it is live and holds no live agent, in one guarded statement;
    * false when either does not hold. On PostgreSQL the workspace row is locked first, so an agent
@@ -36,7 +37,8 @@ export interface AgentRepo {
   /** Inserts the agent while its workspace is live (one statement); false when the workspace is deleted or missing. */
   insert(agent: Agent): Promise<boolean>;
   get(id: string): Promise<Agent | undefined>;
-  list(filter: { workspace_id?: string | undefined }): Promise<Agent[]>;
+  /** Without a page, a workspace's agents whole (the services' read); with one, that page (the API's). */
+  list(filter: { workspace_id?: string | undefined }, page?: ListPage): Promise<Agent[]>;
   /** Every live agent this owner holds the lease of, for booting the actors. */
   listLive(owner: string): Promise<Agent[]>;
   // The transitions of an agent: each one statement whose guard (the state it expects, and that the

@@ -7,6 +7,7 @@
  * answer. Sessions are found only while unexpired. Activity and inbox rows are appended and never
  * rewritten; an inbox item is resolved by compare-and-set on its open state.
  */
+import type { PagePosition } from '../../domain/pagination.js';
 import type { ActivityCode } from '../../domain/activityCodes.js';
 import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
 import type { Routine } from '../../domain/routines.js';
@@ -51,6 +52,8 @@ export interface ActivityFilter {
   /** Only unattended entries (true) or only attended ones (false). */
   unattended?: boolean | undefined;
   limit?: number | undefined;
+  /** Rows strictly after this position in the list's order: the page a cursor names (domain/pagination.ts). */
+  after?: PagePosition | undefined;
 }
 
 export interface ActivityRepo {

@@ -7,6 +7,7 @@
  * Isolation: one query is one read unit, so what it reads is one committed view; it may be stale by
  * the time the caller answers, and nothing is decided on it. It never writes.
  */
+import type { ListPage, PagePosition } from '../../domain/pagination.js';
 import type {
   ActivityEntry, Comment, ContinuationSummary, InboxItem, Project, Run, Wakeup,
 } from '../../domain/types.js';
@@ -52,12 +53,12 @@ export interface InboxReads {
 
 /** A task's comments, oldest first. */
 export interface CommentReads {
-  listByTask(taskId: string, since?: number): Promise<Comment[]>;
+  listByTask(taskId: string, since?: number, page?: ListPage): Promise<Comment[]>;
 }
 
 /** Projects, of a workspace or all. */
 export interface ProjectReads {
-  list(workspaceId: string | undefined): Promise<Project[]>;
+  list(workspaceId: string | undefined, page?: ListPage): Promise<Project[]>;
 }
 
 /** The run an agent authenticates as (by its token's hash), and the counts /metrics prints. */
@@ -87,7 +88,7 @@ export interface ReplicaReads {
 /** The webhook route's trigger lookup, and a routine's runs, newest first. */
 export interface RoutineReads {
   triggerByPublicId(publicId: string): Promise<RoutineTrigger | undefined>;
-  runsOf(routineId: string, limit: number): Promise<RoutineRun[]>;
+  runsOf(routineId: string, limit: number, after?: PagePosition): Promise<RoutineRun[]>;
 }
 
 /** The wakeup list, and the counts /metrics prints. */

@@ -7,6 +7,7 @@
  * (PostgreSQL's deadlock rule, migration 0028). A routine's status changes only through its named
  * transitions; `edit` writes plain fields.
  */
+import type { ListPage } from '../../domain/pagination.js';
 import type { ReasonCode } from '../../domain/activityCodes.js';
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
 
@@ -31,7 +32,7 @@ export interface RoutineRepo {
   insert(routine: Routine): Promise<void>;
   get(id: string): Promise<Routine | undefined>;
   /** Archived routines only with `include_archived`: they leave the lists but stay readable by id. */
-  list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }): Promise<Routine[]>;
+  list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }, page?: ListPage): Promise<Routine[]>;
   // The transitions of a routine: one statement each, guarded in its WHERE by the status it leaves
   // (archived is terminal), answering the routine as it left it, or undefined with nothing written.
   /** A person's edit of the fields that are no state. */

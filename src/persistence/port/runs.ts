@@ -8,6 +8,7 @@
  * The daily caps are decided by `runs.holdDailyCaps`, one statement on the agent's usage row of the
  * day, which the schema keeps and the decision holds until its transaction ends.
  */
+import type { PagePosition } from '../../domain/pagination.js';
 import type { DailyCap, DailyCaps } from '../../domain/dailyCaps.js';
 import type { ContinuationSummary, Run } from '../../domain/types.js';
 import type { TranscriptEvent } from '../../domain/transcript.js';
@@ -23,6 +24,8 @@ export interface RunFilter {
   wakeup_id?: string | undefined;
   status?: string | undefined;
   limit?: number | undefined;
+  /** Rows strictly after this position in the list's order: the page a cursor names (domain/pagination.ts). */
+  after?: PagePosition | undefined;
 }
 
 /** How a run ended; the session's usage, cost note, session id and totals, and a prompt it was given instead, when it reported them. */

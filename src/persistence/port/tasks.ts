@@ -7,6 +7,7 @@
  * under the task's row lock (`FOR NO KEY UPDATE` on PostgreSQL), so one wakeup at a time holds a
  * task. One pending approval per task is a UNIQUE index, not a read.
  */
+import type { PagePosition } from '../../domain/pagination.js';
 import type { Approval, Comment, Task, TaskState, Wakeup } from '../../domain/types.js';
 
 /** A queued wakeup parked behind a task's checkout: what its agent actor must hear when the task is freed. */
@@ -19,6 +20,8 @@ export interface TaskFilter {
   parent_id?: string | undefined;
   include_routine?: boolean | undefined;
   limit?: number | undefined;
+  /** Rows strictly after this position in the list's order: the page a cursor names (domain/pagination.ts). */
+  after?: PagePosition | undefined;
 }
 
 /** What a person edits on a task: its state and assignee change only through the task's transitions. */

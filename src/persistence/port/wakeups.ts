@@ -9,6 +9,7 @@
  * nothing; the endings (`endClaimed`, `cancelIfOpen`, …) name the status they expect. A refused
  * step answers undefined or no rows; its caller decides on that, never on an earlier read.
  */
+import type { PagePosition } from '../../domain/pagination.js';
 import type { ReasonCode } from '../../domain/activityCodes.js';
 import type { Agent, Budget, Comment, Task, Wakeup, WakeupStatus } from '../../domain/types.js';
 import type { ExhaustedQuota } from '../../domain/quotas.js';
@@ -22,6 +23,8 @@ export interface WakeupFilter {
   task_id?: string | undefined;
   workspace_id?: string | undefined;
   limit?: number | undefined;
+  /** Rows strictly after this position in the list's order: the page a cursor names (domain/pagination.ts). */
+  after?: PagePosition | undefined;
 }
 
 /**

@@ -1,7 +1,8 @@
 /** The activity log and the inbox, on both backends. */
 import type { ActivityEntry, InboxItem, NewActivity } from '../../domain/types.js';
 import type { ActivityFilter, ActivityRepo, InboxRepo } from '../store.js';
-import { clampLimit, whereClause } from './filters.js';
+import { afterPosition, clampLimit, orderBy, whereClause } from './filters.js';
+import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { ACTIVITY, INBOX } from '../tables.js';
 import { RESOLVED_INBOX_ITEMS_LISTED } from '../../domain/inbox.js';
@@ -22,11 +23,11 @@ export class ActivitySql implements ActivityRepo {
   }
 
   async list(filter: ActivityFilter) {
-    const { where, params } = whereClause(filter as Record<string, unknown>,
-      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' });
-    // Newest first; id breaks ties between entries written in the same millisecond.
-    return this.table.many(`SELECT * FROM activity_log ${where} ORDER BY id DESC LIMIT @limit`,
-      { ...params, limit: clampLimit(filter.limit, 200) });
+    const { where, params } = afterPosition(whereClause(filter as Record<string, unknown>,
+      { workspace_id: 'workspace_id', code: 'code', wakeup_id: 'wakeup_id', agent_id: 'agent_id', unattended: 'unattended' }),
+    filter.after, LISTS.activity);
+    return this.table.many(`SELECT * FROM activity_log ${where} ${orderBy(LISTS.activity)} LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, HISTORY_PAGE_SIZE, MAX_PAGE_SIZE + 1) });
   }
 }
 

@@ -3,6 +3,8 @@ import type { Agent, Project, Workspace } from '../../domain/types.js';
 import type { AgentFields, AgentRepo, ProjectRepo, WorkspaceRepo } from '../store.js';
 import { AGENTS, PROJECTS, WORKSPACES } from '../tables.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
+import { paged, whereClause } from './filters.js';
+import { LISTS, type ListPage } from '../../domain/pagination.js';
 
 /** The workspace of the row's @workspace_id is there and not deleted; share-locked on PostgreSQL, so a deletion waits for the writer (and the writer for it). */
 const liveWorkspace = (dialect: Dialect) => `EXISTS (SELECT 1 FROM workspaces WHERE id = @workspace_id AND deleted_at IS NULL${dialect.lock('share')})`;
@@ -17,7 +19,10 @@ export class WorkspacesSql implements WorkspaceRepo {
   async insert(workspace: Workspace) { await this.table.insert(workspace); }
   async get(id: string) { return this.table.get(id); }
   async edit(id: string, fields: Partial<Workspace>) { return this.table.transition(id, { patch: fields }, 'deleted_at IS NULL'); }
-  async list() { return this.table.many('SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY created_at, id'); }
+  async list(page?: ListPage) {
+    const { tail, params } = paged({ where: 'WHERE deleted_at IS NULL', params: {} }, page, LISTS.workspaces);
+    return this.table.many(`SELECT * FROM workspaces ${tail}`, params);
+  }
   async markDeleted(id: string, at: number) {
     // The lock comes first, in a statement of its own: the guard below then runs after any agent
     // insert holding the row has committed, and READ COMMITTED gives it a snapshot that sees that agent.
@@ -35,10 +40,9 @@ export class ProjectsSql implements ProjectRepo {
   }
   async insert(project: Project) { await this.table.insert(project); }
   async get(id: string) { return this.table.get(id); }
-  async list(workspaceId: string | undefined) {
-    return workspaceId
-      ? this.table.many('SELECT * FROM projects WHERE workspace_id = ? ORDER BY created_at, id', [workspaceId])
-      : this.table.many('SELECT * FROM projects ORDER BY created_at, id LIMIT 1000');
+  async list(workspaceId: string | undefined, page?: ListPage) {
+    const { tail, params } = paged(whereClause({ workspaceId }, { workspaceId: 'workspace_id' }), page, LISTS.projects, 'LIMIT 1000');
+    return this.table.many(`SELECT * FROM projects ${tail}`, params);
   }
   async edit(id: string, fields: Partial<Project>) { return this.table.transition(id, { patch: fields }, 'TRUE'); }
 }
@@ -55,10 +59,12 @@ export class AgentsSql implements AgentRepo {
   }
   async insert(agent: Agent) { return this.table.insertIf(agent, this.workspaceIsLive); }
   async get(id: string) { return this.table.get(id); }
-  async list(filter: { workspace_id?: string | undefined }) {
-    return filter.workspace_id
-      ? this.table.many('SELECT * FROM agent_instances WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY created_at, id', [filter.workspace_id])
-      : this.table.many('SELECT * FROM agent_instances WHERE deleted_at IS NULL ORDER BY created_at, id LIMIT 1000');
+  async list(filter: { workspace_id?: string | undefined }, page?: ListPage) {
+    const live = filter.workspace_id
+      ? { where: `WHERE workspace_id = @workspace_id AND ${LIVE}`, params: { workspace_id: filter.workspace_id } }
+      : { where: `WHERE ${LIVE}`, params: {} };
+    const { tail, params } = paged(live, page, LISTS.agents, filter.workspace_id ? '' : 'LIMIT 1000');
+    return this.table.many(`SELECT * FROM agent_instances ${tail}`, params);
   }
   async listLive(owner: string) {
     return this.table.many(

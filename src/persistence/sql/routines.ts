@@ -1,4 +1,6 @@
 import type { MissedTicks, Routine, RoutineRun, RoutineTrigger } from '../../domain/routines.js';
+import { paged } from './filters.js';
+import { LISTS, type ListPage, type PagePosition } from '../../domain/pagination.js';
 import type { RoutineFields, RoutineRepo, RunRoute, TickClaim, TriggerFields } from '../store.js';
 import { ROUTINES, ROUTINE_RUNS, ROUTINE_TRIGGERS } from '../tables.js';
 import { AGENT_SCOPE, DEPLOYMENT_SCOPE, HOLD_WAKEUP_SLOT, SLOTS, SLOT_LOCK_ORDER, agentScope } from './capSlots.js';
@@ -52,13 +54,13 @@ export abstract class RoutinesSql implements RoutineRepo {
 
   async insert(routine: Routine) { await this.routines.insert(routine); }
   async get(id: string) { return this.routines.get(id); }
-  async list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }) {
+  async list(filter: { workspace_id?: string | undefined; assignee?: string | undefined; include_archived?: boolean }, page?: ListPage) {
     const parts: string[] = filter.include_archived ? [] : ["status <> 'archived'"];
     const params: Record<string, unknown> = {};
     if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
     if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
-    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
-    return this.routines.many(`SELECT * FROM office_routines ${where} ORDER BY created_at, id LIMIT 1000`, params);
+    const { tail, params: pageParams } = paged({ where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }, page, LISTS.routines, 'LIMIT 1000');
+    return this.routines.many(`SELECT * FROM office_routines ${tail}`, pageParams);
   }
   async edit(id: string, fields: RoutineFields) { return this.routines.transition(id, { patch: fields }, NOT_ARCHIVED); }
 
@@ -172,9 +174,9 @@ export abstract class RoutinesSql implements RoutineRepo {
       `UPDATE office_routine_runs SET delivery_id = delivery_id || '#expired:' || id
        WHERE trigger_id = ? AND delivery_id = ? AND started_at <= ?`, [triggerId, deliveryId, startedBefore]);
   }
-  async runsOf(routineId: string, limit: number) {
-    return this.runs.many(
-      'SELECT * FROM office_routine_runs WHERE routine_id = ? ORDER BY started_at DESC, id DESC LIMIT ?', [routineId, limit]);
+  async runsOf(routineId: string, limit: number, after?: PagePosition) {
+    const { tail, params } = paged({ where: 'WHERE routine_id = @routine_id', params: { routine_id: routineId } }, { limit, after }, LISTS.routine_runs);
+    return this.runs.many(`SELECT * FROM office_routine_runs ${tail}`, params);
   }
   async routeRun(id: string, route: RunRoute) {
     return (await this.runs.transition(id, { patch: route }, "status = 'received'", {}, 'id')) !== undefined;

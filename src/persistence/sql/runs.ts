@@ -1,6 +1,7 @@
 import type { Run } from '../../domain/types.js';
 import type { CheckoutWaiter, ClosedRun, Fence, RunEnding, RunFilter, RunRepo } from '../store.js';
-import { clampLimit, whereClause } from './filters.js';
+import { afterPosition, clampLimit, orderBy, whereClause } from './filters.js';
+import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import { RUNS } from '../tables.js';
 import type { DailyCaps } from '../../domain/dailyCaps.js';
 import { fencedBy, type Dialect, type RowTable, type SqlRunner } from './dialect.js';
@@ -37,10 +38,11 @@ export class RunsSql implements RunRepo {
   async get(id: string) { return strip(await this.table.get(id)); }
 
   async list(filter: RunFilter) {
-    const { where, params } = whereClause(filter as Record<string, unknown>,
-      { workspace_id: 'workspace_id', agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status', on_behalf_of: 'on_behalf_of' });
-    return (await this.table.many(`SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-      { ...params, limit: clampLimit(filter.limit, 200) })).map((run) => strip(run)!);
+    const { where, params } = afterPosition(whereClause(filter as Record<string, unknown>,
+      { workspace_id: 'workspace_id', agent_id: 'agent_id', task_id: 'task_id', wakeup_id: 'wakeup_id', status: 'status', on_behalf_of: 'on_behalf_of' }),
+    filter.after, LISTS.runs);
+    return (await this.table.many(`SELECT * FROM runs ${where} ${orderBy(LISTS.runs)} LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, HISTORY_PAGE_SIZE, MAX_PAGE_SIZE + 1) })).map((run) => strip(run)!);
   }
 
   async recordSession(id: string, session: Pick<Run, 'session_pid' | 'session_pgid' | 'session_start_time'>) {

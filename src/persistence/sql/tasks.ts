@@ -2,7 +2,8 @@
 import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON } from '../../domain/runCancel.js';
 import { RESOLVED_BLOCKER_STATES, TERMINAL_TASK_STATES, type Approval, type Comment, type Task, type TaskState } from '../../domain/types.js';
 import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFields, TaskFilter, TaskRepo } from '../store.js';
-import { clampLimit } from './filters.js';
+import { afterPosition, clampLimit, orderBy, paged } from './filters.js';
+import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE, type ListPage } from '../../domain/pagination.js';
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 import type { Dialect, RowChange, RowTable, SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';
@@ -57,14 +58,14 @@ export class TasksSql implements TaskRepo {
 
   async list(filter: TaskFilter) {
     const parts: string[] = [];
-    const params: Record<string, unknown> = { limit: clampLimit(filter.limit, 200) };
+    const params: Record<string, unknown> = { limit: clampLimit(filter.limit, HISTORY_PAGE_SIZE, MAX_PAGE_SIZE + 1) };
     if (filter.workspace_id) { parts.push('workspace_id = @workspace_id'); params.workspace_id = filter.workspace_id; }
     if (filter.assignee) { parts.push('assignee_agent_instance_id = @assignee'); params.assignee = filter.assignee; }
     if (filter.state) { parts.push('state = @state'); params.state = filter.state; }
     if (filter.parent_id) { parts.push('parent_id = @parent_id'); params.parent_id = filter.parent_id; }
     if (!filter.include_routine) parts.push("workflow <> 'routine'");
-    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
-    return this.linked(`SELECT ${this.withLinks} FROM tasks t ${where} ORDER BY created_at DESC, id LIMIT @limit`, params);
+    const page = afterPosition({ where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }, filter.after, LISTS.tasks);
+    return this.linked(`SELECT ${this.withLinks} FROM tasks t ${page.where} ${orderBy(LISTS.tasks)} LIMIT @limit`, page.params);
   }
 
   async edit(id: string, fields: TaskFields) { return this.transition(id, { patch: fields }, 'TRUE'); }
@@ -192,8 +193,9 @@ export class CommentsSql implements CommentRepo {
   }
   async insert(comment: Comment) { await this.table.insert(comment); }
   async get(id: string) { return this.table.get(id); }
-  async listByTask(taskId: string, since = 0) {
-    return this.table.many('SELECT * FROM comments WHERE task_id = ? AND created_at > ? ORDER BY created_at, id', [taskId, since]);
+  async listByTask(taskId: string, since = 0, page?: ListPage) {
+    const { tail, params } = paged({ where: 'WHERE task_id = @task_id AND created_at > @since', params: { task_id: taskId, since } }, page, LISTS.comments);
+    return this.table.many(`SELECT * FROM comments ${tail}`, params);
   }
 }
 

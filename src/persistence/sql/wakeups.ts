@@ -1,7 +1,8 @@
 import { CAP_REACHED, needsCapSlot } from '../../domain/provenance.js';
 import type { Wakeup } from '../../domain/types.js';
 import type { EnqueueResult, EnqueueSlot, Fence, FoldRule, WakeupEnding, WakeupFilter, WakeupRepo, WakeupRequeue } from '../store.js';
-import { clampLimit, whereClause } from './filters.js';
+import { afterPosition, clampLimit, orderBy, whereClause } from './filters.js';
+import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import { WAKEUPS } from '../tables.js';
 import { HOLD_WAKEUP_SLOT, eitherCapFull, raiseBothBy } from './capSlots.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
@@ -233,12 +234,12 @@ export class WakeupsSql implements WakeupRepo {
   async get(id: string) { return this.table.get(id); }
 
   async list(filter: WakeupFilter) {
-    const { where, params } = whereClause(filter as Record<string, unknown>, {
+    const { where, params } = afterPosition(whereClause(filter as Record<string, unknown>, {
       agent_id: 'agent_id', status: 'status', source: 'source', task_id: 'task_id', workspace_id: 'workspace_id',
-    });
+    }), filter.after, LISTS.wakeups);
     return this.table.many(
-      `SELECT * FROM agent_wakeup_requests ${where} ORDER BY requested_at DESC, id DESC LIMIT @limit`,
-      { ...params, limit: clampLimit(filter.limit, 200) });
+      `SELECT * FROM agent_wakeup_requests ${where} ${orderBy(LISTS.wakeups)} LIMIT @limit`,
+      { ...params, limit: clampLimit(filter.limit, HISTORY_PAGE_SIZE, MAX_PAGE_SIZE + 1) });
   }
 
   async findByKey(key: string) {

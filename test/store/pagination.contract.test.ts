@@ -1,0 +1,4 @@
+import { sqliteStoreFactory } from './factory.js';
+import { paginationContract } from './paginationContract.js';
+
+paginationContract('SQLite', sqliteStoreFactory);
