@@ -7,7 +7,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, ApiError, onUnauthorized } from './api';
-import type { components } from './openapi';
+import type { components } from '../../src/client/openapi';
 import { ErrorBox } from './ui';
 import './signin.css';
 

@@ -4,7 +4,7 @@
  * against a real server in contract.test.ts.
  */
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../../dashboard/src/openapi.js';
+import type { components, paths } from '../../src/client/openapi.js';
 
 type Schemas = components['schemas'];
 export type ExecutorSpec = Schemas['ExecutorSpecInput'];
