@@ -1,12 +1,13 @@
 /**
- * office-scheduler/client against the real server: a workspace, an agent (a real child process),
- * a task assigned to it, the run that assignment wakes, its transcript, a comment and a move, all
- * through the typed client, with the types checked by tsc (expectTypeOf) and the values here.
+ * office-scheduler/client, imported by its package name as a user does, against the real server:
+ * a workspace, an agent (a real child process), a task assigned to it, the run that assignment
+ * wakes, its transcript, a comment and a move, all through the typed client, with the types
+ * checked by tsc (expectTypeOf) and the values here.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createOfficeClient, OfficeApiError, OfficeUnreachableError, unwrap, type OfficeClient, type Schemas,
-} from '../../src/client/index.js';
+} from 'office-scheduler/client';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 
