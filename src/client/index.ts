@@ -12,12 +12,15 @@
  * Node and in a browser alike.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './openapi.js';
+import type { components, operations, paths } from './openapi.js';
 
 export type { components, operations, paths } from './openapi.js';
 
 /** The API's named entities: `Schemas['Agent']`, `Schemas['Run']`, … */
 export type Schemas = components['schemas'];
+/** The JSON body an operation takes, by its operationId: `RequestBody<'createAgent'>`. */
+export type RequestBody<Op extends keyof operations> =
+  operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 export type OfficeClient = Client<paths>;
 
 export interface OfficeClientOptions {
