@@ -64,7 +64,7 @@ async function runsTranscript(args: string[], io: Io): Promise<number> {
   const api = ApiClient.fromEnv(io.env);
   const transcript = await api.call(api.office.GET('/api/office/runs/{id}/transcript', { params: { path: { id } } }));
   return emit(io, values, transcript, (t) => [
-    ...t.events.map((e) => `${time(e.at)} ${e.stream}${e.type && e.type !== 'text' ? ` ${e.type}` : ''}: ${e.text}`),
+    ...t.events.map((e) => `${time(e.at)} ${e.stream}${e.type === 'line' ? '' : ` ${e.type}`}: ${e.text}`),
     ...(t.events.length === 0 ? ['No transcript (the run has printed nothing yet).'] : []),
     ...(t.truncated ? ['(cut: the transcript was over its size limit; the end is kept)'] : []),
   ].join('\n'));
