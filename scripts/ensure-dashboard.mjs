@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DASHBOARD = join(ROOT, 'dashboard');
 const DIST = join(DASHBOARD, 'dist');
 /** Everything the bundle is built from: its own sources and the src/ modules it imports. */
-const SOURCES = [join(DASHBOARD, 'src'), join(DASHBOARD, 'index.html'), join(DASHBOARD, 'vite.config.ts'), join(ROOT, 'src', 'domain'), join(ROOT, 'src', 'machines')];
+const SOURCES = [join(DASHBOARD, 'src'), join(DASHBOARD, 'index.html'), join(DASHBOARD, 'vite.config.ts'), join(ROOT, 'src', 'domain'), join(ROOT, 'src', 'machines'), join(ROOT, 'src', 'client')];
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;

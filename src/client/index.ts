@@ -15,6 +15,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './openapi.js';
 
 export type { components, operations, paths } from './openapi.js';
+export type { Middleware } from 'openapi-fetch';
 
 /** The API's named entities: `Schemas['Agent']`, `Schemas['Run']`, … */
 export type Schemas = components['schemas'];
