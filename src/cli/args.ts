@@ -81,3 +81,16 @@ export function emit<T>(io: Io, values: Values, value: T, render: (value: T) => 
   io.out(values.json ? JSON.stringify(value, null, 2) : render(value));
   return EXIT.ok;
 }
+
+/** A list: the API's JSON with `--json`, `empty` when there is nothing in it, else the table `render` makes. */
+export async function emitList<T>(io: Io, values: Values, items: T[], empty: string, render: (items: T[]) => Promise<string> | string): Promise<number> {
+  if (values.json || items.length === 0) return emit(io, values, items, () => empty);
+  io.out(await render(items));
+  return EXIT.ok;
+}
+
+/** A form with one argument (an id, a name) besides its options; `missing` is the usage error when it is left out. */
+export function withArgument(args: string[], options: ParseArgsConfig['options'], missing: string): { values: Values; argument: string } {
+  const { values, positionals } = parse(args, options, 1);
+  return { values, argument: positionals[0] ?? usage(missing) };
+}

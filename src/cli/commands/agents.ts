@@ -3,7 +3,7 @@ import { AGENT_PROGRAM_KINDS } from '../../domain/agentPrograms.js';
 import { CreateAgentBody, WakeAgentBody } from '../../domain/schemas.js';
 import { AGENT_ROLES } from '../../domain/types.js';
 import type { Schemas } from '../../client/index.js';
-import { checked, emit, oneOf, parse, text, texts, usage, wholeNumber, type Io, type Values } from '../args.js';
+import { checked, emit, emitList, oneOf, parse, text, texts, usage, wholeNumber, withArgument, type Io, type Values } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { fields, table, time } from '../format.js';
@@ -25,12 +25,12 @@ async function agentsList(args: string[], io: Io): Promise<number> {
   const api = ApiClient.fromEnv(io.env);
   const workspace = await workspaceOption(api, values);
   const agents = await api.call(api.office.GET('/api/office/agents', { params: { query: workspaceQuery(workspace?.id) } }));
-  if (values.json || agents.length === 0) return emit(io, values, agents, () => (workspace ? `No agents in workspace '${workspace.name}'.` : 'No agents.'));
-  const workspaceName = await workspaceNames(api, workspace);
-  io.out(table(['ID', 'NAME', 'WORKSPACE', 'ROLE', 'STATUS', 'ACTOR', 'EXECUTOR'], agents.map((a) => [
-    a.id, a.name, workspaceName.get(a.workspace_id) ?? a.workspace_id, a.role, a.status, a.actor?.state ?? '-', executorLabel(a.executor),
-  ])));
-  return 0;
+  return emitList(io, values, agents, workspace ? `No agents in workspace '${workspace.name}'.` : 'No agents.', async (list) => {
+    const workspaceName = await workspaceNames(api, workspace);
+    return table(['ID', 'NAME', 'WORKSPACE', 'ROLE', 'STATUS', 'ACTOR', 'EXECUTOR'], list.map((a) => [
+      a.id, a.name, workspaceName.get(a.workspace_id) ?? a.workspace_id, a.role, a.status, a.actor?.state ?? '-', executorLabel(a.executor),
+    ]));
+  });
 }
 
 /** The agent a command's first argument names, by name or id, within --workspace when given. */
@@ -40,8 +40,7 @@ async function namedAgent(api: ApiClient, values: Values, ref: string): Promise<
 }
 
 async function agentsShow(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { workspace: { type: 'string' } }, 1);
-  const ref = positionals[0] ?? usage('agents show needs an agent: office-scheduler agents show <name|id>');
+  const { values, argument: ref } = withArgument(args, { workspace: { type: 'string' } }, 'agents show needs an agent: office-scheduler agents show <name|id>');
   const api = ApiClient.fromEnv(io.env);
   const found = await namedAgent(api, values, ref);
   const agent = await api.call(api.office.GET('/api/office/agents/{id}', { params: { path: { id: found.id } } }));
@@ -87,11 +86,10 @@ const AGENT_OPTIONS: Record<string, string> = {
 };
 
 async function agentsCreate(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {
+  const { values, argument: name } = withArgument(args, {
     workspace: { type: 'string' }, role: { type: 'string' }, executor: { type: 'string' }, kind: { type: 'string' }, command: { type: 'string' },
     arg: { type: 'string', multiple: true }, cwd: { type: 'string' }, cooldown: { type: 'string' }, 'max-sessions': { type: 'string' },
-  }, 1);
-  const name = positionals[0] ?? usage('agents create needs a name: office-scheduler agents create <name> --workspace <name|id> [options]');
+  }, 'agents create needs a name: office-scheduler agents create <name> --workspace <name|id> [options]');
   const workspaceRef = text(values, 'workspace') ?? usage('agents create needs --workspace <name|id>: the workspace the agent works in');
   const role = oneOf(values, 'role', AGENT_ROLES, 'a role') ?? 'worker';
   const executor = executorOf(values);
@@ -111,8 +109,8 @@ async function agentsCreate(args: string[], io: Io): Promise<number> {
 /** Pausing and resuming are a PATCH of the agent's status alone, which a member may make. */
 function setStatus(status: 'paused' | 'idle', done: string) {
   return async (args: string[], io: Io): Promise<number> => {
-    const { values, positionals } = parse(args, { workspace: { type: 'string' } }, 1);
-    const ref = positionals[0] ?? usage(`agents ${status === 'paused' ? 'pause' : 'resume'} needs an agent: office-scheduler agents ${status === 'paused' ? 'pause' : 'resume'} <name|id>`);
+    const form = status === 'paused' ? 'pause' : 'resume';
+    const { values, argument: ref } = withArgument(args, { workspace: { type: 'string' } }, `agents ${form} needs an agent: office-scheduler agents ${form} <name|id>`);
     const api = ApiClient.fromEnv(io.env);
     const found = await namedAgent(api, values, ref);
     const agent = await api.call(api.office.PATCH('/api/office/agents/{id}', { params: { path: { id: found.id } }, body: { status } }));
@@ -121,8 +119,7 @@ function setStatus(status: 'paused' | 'idle', done: string) {
 }
 
 async function wake(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { workspace: { type: 'string' }, reason: { type: 'string' }, 'idempotency-key': { type: 'string' } }, 1);
-  const ref = positionals[0] ?? usage('wake needs an agent: office-scheduler wake <name|id> [--reason <text>]');
+  const { values, argument: ref } = withArgument(args, { workspace: { type: 'string' }, reason: { type: 'string' }, 'idempotency-key': { type: 'string' } }, 'wake needs an agent: office-scheduler wake <name|id> [--reason <text>]');
   const key = text(values, 'idempotency-key');
   const body = { ...(values.reason !== undefined ? { reason: text(values, 'reason') } : {}), ...(key !== undefined ? { idempotency_key: key } : {}) };
   checked(WakeAgentBody, body, { reason: '--reason', idempotency_key: '--idempotency-key' });

@@ -1,5 +1,5 @@
 /** `office-scheduler routines`: list the routines, fire one now. */
-import { emit, parse, texts, usage, type Io } from '../args.js';
+import { emit, emitList, parse, texts, usage, withArgument, type Io } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { table, time } from '../format.js';
@@ -10,22 +10,20 @@ async function routinesList(args: string[], io: Io): Promise<number> {
   const api = ApiClient.fromEnv(io.env);
   const workspace = await workspaceOption(api, values);
   const routines = await api.call(api.office.GET('/api/office/routines', { params: { query: workspaceQuery(workspace?.id) } }));
-  if (values.json || routines.length === 0) {
-    return emit(io, values, routines, () => (workspace ? `No routines in workspace '${workspace.name}'.` : 'No routines.'));
-  }
-  const [names, workspaceName] = await Promise.all([agentNames(api, workspace?.id), workspaceNames(api, workspace)]);
-  io.out(table(['ID', 'NAME', 'WORKSPACE', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], routines.map((r) => {
-    const next = r.triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort()[0];
-    return [
-      r.id, r.name, workspaceName.get(r.workspace_id) ?? r.workspace_id, r.status,
-      [...new Set(r.triggers.map((t) => t.kind))].join(',') || 'none',
-      r.triggers.filter((t) => t.kind === 'schedule').map((t) => t.cron_expression).join('; ') || '-',
-      r.status === 'active' ? time(next) : '-',
-      r.last_run ? `${r.last_run.status} ${time(r.last_run.started_at)}` : 'never',
-      names.get(r.assignee_agent_instance_id) ?? r.assignee_agent_instance_id,
-    ];
-  })));
-  return 0;
+  return emitList(io, values, routines, workspace ? `No routines in workspace '${workspace.name}'.` : 'No routines.', async (list) => {
+    const [names, workspaceName] = await Promise.all([agentNames(api, workspace?.id), workspaceNames(api, workspace)]);
+    return table(['ID', 'NAME', 'WORKSPACE', 'STATUS', 'TRIGGER', 'CRON', 'NEXT FIRE', 'LAST RUN', 'ASSIGNEE'], list.map((r) => {
+      const next = r.triggers.filter((t) => t.enabled && t.next_run_at).map((t) => t.next_run_at!).sort()[0];
+      return [
+        r.id, r.name, workspaceName.get(r.workspace_id) ?? r.workspace_id, r.status,
+        [...new Set(r.triggers.map((t) => t.kind))].join(',') || 'none',
+        r.triggers.filter((t) => t.kind === 'schedule').map((t) => t.cron_expression).join('; ') || '-',
+        r.status === 'active' ? time(next) : '-',
+        r.last_run ? `${r.last_run.status} ${time(r.last_run.started_at)}` : 'never',
+        names.get(r.assignee_agent_instance_id) ?? r.assignee_agent_instance_id,
+      ];
+    }));
+  });
 }
 
 /** `--var a=1 --var b=x`: values are strings; the API coerces them to each variable's declared type. */
@@ -40,8 +38,7 @@ function parseVars(vars: string[]): Record<string, string> {
 }
 
 async function routinesFire(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { var: { type: 'string', multiple: true } }, 1);
-  const id = positionals[0] ?? usage('routines fire needs a routine id: office-scheduler routines fire <id> [--var key=value]');
+  const { values, argument: id } = withArgument(args, { var: { type: 'string', multiple: true } }, 'routines fire needs a routine id: office-scheduler routines fire <id> [--var key=value]');
   const variables = parseVars(texts(values, 'var'));
   const api = ApiClient.fromEnv(io.env);
   const result = await api.call(api.office.POST('/api/office/routines/{id}/fire', { params: { path: { id } }, body: { variables } }));

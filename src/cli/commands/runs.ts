@@ -1,6 +1,6 @@
 /** `office-scheduler runs` (list, show, transcript), `cancel <run>` and `quotas`. */
 import { RUN_STATUSES } from '../../domain/types.js';
-import { emit, oneOf, parse, text, usage, wholeNumber, type Io } from '../args.js';
+import { emit, emitList, oneOf, parse, text, usage, wholeNumber, withArgument, type Io } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { fields, table, time, usd } from '../format.js';
@@ -25,17 +25,16 @@ async function runsList(args: string[], io: Io): Promise<number> {
   const runs = await api.call(api.office.GET('/api/office/runs', {
     params: { query: { workspace_id: workspace?.id, agent_id: agent?.id, task_id: text(values, 'task'), status, limit } },
   }));
-  if (values.json || runs.length === 0) return emit(io, values, runs, () => 'No runs.');
-  const names = await agentNames(api, workspace?.id);
-  io.out(table(['ID', 'STARTED', 'AGENT', 'STATUS', 'TASK', 'COST', 'OUTCOME'], runs.map((r) => [
-    r.id, time(r.started_at ?? r.created_at), names.get(r.agent_id) ?? r.agent_id, r.status, r.task_id ?? '-', usd(r.cost_usd), outcomeOf(r),
-  ]), 80));
-  return 0;
+  return emitList(io, values, runs, 'No runs.', async (list) => {
+    const names = await agentNames(api, workspace?.id);
+    return table(['ID', 'STARTED', 'AGENT', 'STATUS', 'TASK', 'COST', 'OUTCOME'], list.map((r) => [
+      r.id, time(r.started_at ?? r.created_at), names.get(r.agent_id) ?? r.agent_id, r.status, r.task_id ?? '-', usd(r.cost_usd), outcomeOf(r),
+    ]), 80);
+  });
 }
 
 async function runsShow(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
-  const id = positionals[0] ?? usage('runs show needs a run id: office-scheduler runs show <id>');
+  const { values, argument: id } = withArgument(args, {}, 'runs show needs a run id: office-scheduler runs show <id>');
   const api = ApiClient.fromEnv(io.env);
   const run = await api.call(api.office.GET('/api/office/runs/{id}', { params: { path: { id } } }));
   return emit(io, values, run, (r) => [
@@ -59,8 +58,7 @@ async function runsShow(args: string[], io: Io): Promise<number> {
 }
 
 async function runsTranscript(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
-  const id = positionals[0] ?? usage('runs transcript needs a run id: office-scheduler runs transcript <id>');
+  const { values, argument: id } = withArgument(args, {}, 'runs transcript needs a run id: office-scheduler runs transcript <id>');
   const api = ApiClient.fromEnv(io.env);
   const transcript = await api.call(api.office.GET('/api/office/runs/{id}/transcript', { params: { path: { id } } }));
   return emit(io, values, transcript, (t) => [
@@ -71,8 +69,7 @@ async function runsTranscript(args: string[], io: Io): Promise<number> {
 }
 
 async function cancel(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { reason: { type: 'string' } }, 1);
-  const id = positionals[0] ?? usage('cancel needs a run id: office-scheduler cancel <run id> [--reason <text>]');
+  const { values, argument: id } = withArgument(args, { reason: { type: 'string' } }, 'cancel needs a run id: office-scheduler cancel <run id> [--reason <text>]');
   const reason = text(values, 'reason');
   if (reason !== undefined && (reason.trim() === '' || reason.length > 2000)) usage('--reason expects 1 to 2000 characters');
   const api = ApiClient.fromEnv(io.env);
@@ -84,11 +81,11 @@ async function quotas(args: string[], io: Io): Promise<number> {
   const { values } = parse(args, { all: { type: 'boolean' } }, 0);
   const api = ApiClient.fromEnv(io.env);
   const list = await api.call(api.office.GET('/api/office/quotas', { params: { query: values.all ? { all: 'true' } : {} } }));
-  if (values.json || list.length === 0) return emit(io, values, list, () => (values.all ? 'No quotas known yet.' : 'No subscription is at its limit.'));
-  io.out(table(['KEY', 'KIND', 'EXHAUSTED UNTIL', 'AGENTS START', 'AGENTS', 'REASON'], list.map((q) => [
-    q.key, q.kind, time(q.exhausted_until), time(q.release_at), String(q.agents.length), q.warning ?? q.reason ?? '-',
-  ]), 80));
-  return 0;
+  return emitList(io, values, list, values.all ? 'No quotas known yet.' : 'No subscription is at its limit.', (quotas) => table(
+    ['KEY', 'KIND', 'EXHAUSTED UNTIL', 'AGENTS START', 'AGENTS', 'REASON'],
+    quotas.map((q) => [q.key, q.kind, time(q.exhausted_until), time(q.release_at), String(q.agents.length), q.warning ?? q.reason ?? '-']),
+    80,
+  ));
 }
 
 export const runs: Command = {

@@ -1,7 +1,7 @@
 /** `office-scheduler tasks`: list, show, create, move and comment on the tasks of the board. */
 import { CreateCommentBody, CreateTaskBody, MoveTaskBody } from '../../domain/schemas.js';
 import { TASK_STATES, type TaskState } from '../../domain/types.js';
-import { checked, emit, parse, text, texts, usage, wholeNumber, type Io } from '../args.js';
+import { checked, emit, emitList, parse, text, texts, usage, wholeNumber, withArgument, type Io } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { fields, table, time } from '../format.js';
@@ -28,18 +28,17 @@ async function tasksList(args: string[], io: Io): Promise<number> {
   const tasks = await api.call(api.office.GET('/api/office/tasks', {
     params: { query: { workspace_id: workspace?.id, assignee: assignee?.id, state, parent_id: text(values, 'parent'), limit, ...(values.routine ? { include_routine: 'true' as const } : {}) } },
   }));
-  if (values.json || tasks.length === 0) return emit(io, values, tasks, () => 'No tasks.');
-  const names = await agentNames(api, workspace?.id);
-  io.out(table(['ID', 'STATE', 'TITLE', 'ASSIGNEE', 'BLOCKED BY', 'UPDATED'], tasks.map((t) => [
-    t.id, t.state, t.title, t.assignee_agent_instance_id ? names.get(t.assignee_agent_instance_id) ?? t.assignee_agent_instance_id : '-',
-    t.blocked_by.join(', ') || '-', time(t.updated_at),
-  ])));
-  return 0;
+  return emitList(io, values, tasks, 'No tasks.', async (list) => {
+    const names = await agentNames(api, workspace?.id);
+    return table(['ID', 'STATE', 'TITLE', 'ASSIGNEE', 'BLOCKED BY', 'UPDATED'], list.map((t) => [
+      t.id, t.state, t.title, t.assignee_agent_instance_id ? names.get(t.assignee_agent_instance_id) ?? t.assignee_agent_instance_id : '-',
+      t.blocked_by.join(', ') || '-', time(t.updated_at),
+    ]));
+  });
 }
 
 async function tasksShow(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
-  const id = positionals[0] ?? usage('tasks show needs a task id: office-scheduler tasks show <id>');
+  const { values, argument: id } = withArgument(args, {}, 'tasks show needs a task id: office-scheduler tasks show <id>');
   const api = ApiClient.fromEnv(io.env);
   const path = { params: { path: { id } } };
   const task = await api.call(api.office.GET('/api/office/tasks/{id}', path));
@@ -71,11 +70,10 @@ const TASK_OPTIONS: Record<string, string> = {
 };
 
 async function tasksCreate(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {
+  const { values, argument: title } = withArgument(args, {
     workspace: { type: 'string' }, description: { type: 'string' }, assignee: { type: 'string' }, parent: { type: 'string' },
     'blocked-by': { type: 'string', multiple: true }, 'requires-approval': { type: 'boolean' },
-  }, 1);
-  const title = positionals[0] ?? usage('tasks create needs a title: office-scheduler tasks create <title> --workspace <name|id> [options]');
+  }, 'tasks create needs a title: office-scheduler tasks create <title> --workspace <name|id> [options]');
   const workspaceRef = text(values, 'workspace') ?? usage('tasks create needs --workspace <name|id>: the workspace whose board gets the task');
   const blockedBy = texts(values, 'blocked-by');
   const body = {

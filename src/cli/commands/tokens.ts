@@ -1,5 +1,5 @@
 /** `office-scheduler tokens`: named API tokens (admin only). */
-import { emit, oneOf, parse, usage, type Io } from '../args.js';
+import { emit, oneOf, parse, withArgument, type Io } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { table, time } from '../format.js';
@@ -7,8 +7,7 @@ import { table, time } from '../format.js';
 const TOKEN_ROLES = ['member', 'admin'] as const;
 
 async function tokensCreate(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { role: { type: 'string' } }, 1);
-  const name = positionals[0] ?? usage('tokens create needs a name: office-scheduler tokens create <name> [--role member|admin]');
+  const { values, argument: name } = withArgument(args, { role: { type: 'string' } }, 'tokens create needs a name: office-scheduler tokens create <name> [--role member|admin]');
   const role = oneOf(values, 'role', TOKEN_ROLES, 'a role') ?? 'member';
   const api = ApiClient.fromEnv(io.env);
   const created = await api.call(api.office.POST('/api/office/tokens', { body: { name, role } }));
@@ -25,8 +24,7 @@ async function tokensList(args: string[], io: Io): Promise<number> {
 }
 
 async function tokensRevoke(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
-  const id = positionals[0] ?? usage('tokens revoke needs a token id: office-scheduler tokens revoke <id> (see tokens list)');
+  const { values, argument: id } = withArgument(args, {}, 'tokens revoke needs a token id: office-scheduler tokens revoke <id> (see tokens list)');
   const api = ApiClient.fromEnv(io.env);
   await api.call(api.office.DELETE('/api/office/tokens/{id}', { params: { path: { id } } }));
   return emit(io, values, { id, revoked: true }, () => `Revoked token ${id}: it is refused from now on, and its active routines are paused until an admin gives them a new owner.`);

@@ -1,7 +1,7 @@
 /** `office-scheduler wakeups`: the wakeup requests, and why one did or did not wake its agent. */
 import { WAKEUP_STATUSES } from '../../domain/types.js';
 import { WAKEUP_SOURCES } from '../../domain/wakeupSources.js';
-import { emit, oneOf, parse, usage, wholeNumber, type Io } from '../args.js';
+import { emit, emitList, oneOf, parse, wholeNumber, withArgument, type Io } from '../args.js';
 import { ApiClient } from '../client.js';
 import type { Command } from '../command.js';
 import { table, time } from '../format.js';
@@ -25,17 +25,16 @@ async function wakeupsList(args: string[], io: Io): Promise<number> {
   const wakeups = await api.call(api.office.GET('/api/office/wakeups', {
     params: { query: { workspace_id: workspace?.id, agent_id: agent?.id, status, source, limit } },
   }));
-  if (values.json || wakeups.length === 0) return emit(io, values, wakeups, () => 'No wakeups.');
-  const names = await agentNames(api, workspace?.id);
-  io.out(table(['ID', 'REQUESTED', 'AGENT', 'SOURCE', 'STATUS', 'WHY'], wakeups.map((w) => [
-    w.id, time(w.requested_at), names.get(w.agent_id) ?? w.agent_id, w.source, w.cancel_reason ? `${w.status} (${w.cancel_reason})` : w.status, w.explain,
-  ]), 90));
-  return 0;
+  return emitList(io, values, wakeups, 'No wakeups.', async (list) => {
+    const names = await agentNames(api, workspace?.id);
+    return table(['ID', 'REQUESTED', 'AGENT', 'SOURCE', 'STATUS', 'WHY'], list.map((w) => [
+      w.id, time(w.requested_at), names.get(w.agent_id) ?? w.agent_id, w.source, w.cancel_reason ? `${w.status} (${w.cancel_reason})` : w.status, w.explain,
+    ]), 90);
+  });
 }
 
 async function wakeupsWhy(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
-  const id = positionals[0] ?? usage('wakeups why needs a wakeup id: office-scheduler wakeups why <id>');
+  const { values, argument: id } = withArgument(args, {}, 'wakeups why needs a wakeup id: office-scheduler wakeups why <id>');
   const api = ApiClient.fromEnv(io.env);
   const wakeup = await api.call(api.office.GET('/api/office/wakeups/{id}', { params: { path: { id } } }));
   return emit(io, values, { id: wakeup.id, status: wakeup.status, explain: wakeup.explain }, (w) => w.explain);
