@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 /** Layers from the innermost out; the first prefix that matches a path (relative to src/) wins. */
 export const LAYERS = [
   { name: 'domain', rank: 0, paths: ['domain/'] },
+  // client/: the typed HTTP client users import (office-scheduler/client); it stands apart from the server.
+  { name: 'client', rank: 0, paths: ['client/'] },
   { name: 'config', rank: 1, paths: ['config.ts'] },
   { name: 'machines', rank: 1, paths: ['machines/'] },
   { name: 'persistence port', rank: 2, paths: ['persistence/store.ts', 'persistence/port/', 'persistence/storageUnavailable.ts', 'persistence/inspector.ts'] },
@@ -85,6 +87,7 @@ export function violationOf(from, specifier, to) {
   const target = layerOf(to);
   if (!target) return null;
   if (source.name === 'domain' && target.name !== 'domain') return `domain imports only domain, not ${target.name}`;
+  if (source.name === 'client' && target.name !== 'client') return `the client imports only client (its generated types), not ${target.name}: users import it without the server`;
   if (source.name === 'machines' && target.name !== 'machines' && target.name !== 'domain') return `machines import only xstate and domain, not ${target.name}`;
   if (target.name === 'persistence adapters' && source.name !== 'persistence adapters' && source.rank < 5) {
     return `only createStore and the scheduler name a Store implementation; ${source.name} goes through the port (persistence/store.ts)`;

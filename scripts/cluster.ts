@@ -151,21 +151,21 @@ async function main(): Promise<void> {
  * of them and every replica wins MIN_AGENTS_PER_REPLICA agents of the workspace. Returns how many it added.
  */
 async function addWorkersUntilSpread(api: ApiClient, workspaceId: string, replicaIds: string[]): Promise<number> {
-  const agents = (await api.get<{ id: string }[]>(`/api/office/agents?workspace_id=${workspaceId}`)).map((a) => a.id);
+  const agents = (await api.call(api.office.GET('/api/office/agents', { params: { query: { workspace_id: workspaceId } } }))).map((a) => a.id);
   const spread = () => replicaIds.every((replica) => agents.filter((id) => rendezvousOwner(id, replicaIds) === replica).length >= MIN_AGENTS_PER_REPLICA);
   let added = 0;
   while (added < MAX_EXTRA_WORKERS && (added < EXTRA_WORKERS || !spread())) {
     const i = ++added;
-    const worker = await api.post<{ id: string }>('/api/office/agents', {
+    const worker = await api.call(api.office.POST('/api/office/agents', { body: {
       workspace_id: workspaceId, name: `Cluster worker ${i}`, role: 'worker', cooldown_sec: 0, skip_idle_wakeups: false,
       executor: { kind: 'command', command: process.execPath, args: [EXAMPLE_AGENT], timeout_sec: 60 },
-    });
+    } }));
     agents.push(worker.id);
-    await api.post('/api/office/routines', {
+    await api.call(api.office.POST('/api/office/routines', { body: {
       workspace_id: workspaceId, name: `Cluster: wake worker ${i} every 10 seconds`, assignee_agent_instance_id: worker.id,
       task_template: null, concurrency_policy: 'coalesce_if_active', catch_up_policy: 'skip_missed',
       triggers: [{ kind: 'schedule', cron_expression: `${(i * 2) % 10}-59/10 * * * * *` }],
-    });
+    } }));
   }
   return added;
 }
@@ -176,11 +176,11 @@ async function addWorkersUntilSpread(api: ApiClient, workspaceId: string, replic
  * agents each replica owns.
  */
 async function waitUntilSpread(api: ApiClient, workspaceId: string, replicaIds: string[]): Promise<Map<string, number>> {
-  const agents = await api.get<{ id: string }[]>(`/api/office/agents?workspace_id=${workspaceId}`);
+  const agents = await api.call(api.office.GET('/api/office/agents', { params: { query: { workspace_id: workspaceId } } }));
   const share = (replica: string) => agents.filter((a) => rendezvousOwner(a.id, replicaIds) === replica).length;
   const deadline = Date.now() + SPREAD_TIMEOUT_MS;
   for (;;) {
-    const live = await api.get<{ id: string; agents_owned: number }[]>('/api/office/replicas');
+    const live = await api.call(api.office.GET('/api/office/replicas'));
     const owned = new Map(live.map((r) => [r.id, r.agents_owned]));
     if (replicaIds.every((id) => owned.get(id) === share(id))) return owned;
     if (Date.now() > deadline) throw new Error(`the agents did not reach every replica within ${SPREAD_TIMEOUT_MS / 1000} s: ${JSON.stringify(live)}`);

@@ -18,7 +18,7 @@ const DASHBOARD = join(ROOT, 'dashboard');
 const DIST = join(DASHBOARD, 'dist');
 const INDEX = join(DIST, 'index.html');
 /** Everything the bundle is built from: its own sources and the src/ modules it imports. */
-const SOURCES = [join(DASHBOARD, 'src'), join(DASHBOARD, 'index.html'), join(DASHBOARD, 'vite.config.ts'), join(ROOT, 'src', 'domain'), join(ROOT, 'src', 'machines')];
+const SOURCES = [join(DASHBOARD, 'src'), join(DASHBOARD, 'index.html'), join(DASHBOARD, 'vite.config.ts'), join(ROOT, 'src', 'domain'), join(ROOT, 'src', 'machines'), join(ROOT, 'src', 'client')];
 
 /** Why the dashboard needs building, or null when dist/ is current. */
 export function buildReason() {

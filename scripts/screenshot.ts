@@ -23,7 +23,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 async function settle(api: ApiClient, workspaceId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const states = (await api.get<Array<{ state: string }>>(`/api/office/tasks?workspace_id=${workspaceId}`)).map((t) => t.state);
+    const states = (await api.call(api.office.GET('/api/office/tasks', { params: { query: { workspace_id: workspaceId } } }))).map((t) => t.state);
     if (states.includes('DONE') && states.includes('IN_REVIEW')) return;
     if (Date.now() > deadline) throw new Error('the demo worker did not finish its tasks within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));

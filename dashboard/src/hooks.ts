@@ -1,6 +1,6 @@
 import { keepPreviousData, QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
-import { api, ApiError } from './api';
+import { ApiError, get } from './api';
 import { useLive } from './live';
 
 export interface Loaded<T> {
@@ -27,7 +27,7 @@ export function createQueryClient(): QueryClient {
 export function useApi<T>(path: string | null, options: { live?: boolean; keepPrevious?: boolean } = {}): Loaded<T> {
   const result = useQuery<T, ApiError>({
     queryKey: [path],
-    queryFn: ({ signal }) => api<T>('GET', path!, undefined, { signal }),
+    queryFn: ({ signal }) => get<T>(path!, signal),
     enabled: path !== null,
     meta: { live: options.live ?? true },
     placeholderData: options.keepPrevious ? keepPreviousData : undefined,

@@ -6,8 +6,8 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { api, ApiError, onUnauthorized } from './api';
-import type { components } from './openapi';
+import { ApiError, call, office, onUnauthorized } from './api';
+import type { components } from '../../src/client/openapi';
 import { ErrorBox } from './ui';
 import './signin.css';
 
@@ -32,7 +32,7 @@ const LEGACY_TOKEN_KEY = 'office-scheduler.api-token';
 
 /** The one request that carries a token: it goes in a header, never in the URL. */
 async function exchange(token: string): Promise<SessionInfo> {
-  return api<SessionInfo>('POST', '/api/office/session', undefined, { headers: { authorization: `Bearer ${token}` } });
+  return call(office.POST('/api/office/session', { headers: { authorization: `Bearer ${token}` } }));
 }
 
 /**
@@ -67,7 +67,7 @@ export function SignInGate(props: { children: ReactNode }) {
   const check = useCallback(async () => {
     try {
       if (legacyToken) await exchange(legacyToken).catch(() => undefined);
-      const session = await api<SessionInfo>('GET', '/api/office/session');
+      const session = await call(office.GET('/api/office/session'));
       setState(session.signed_in ? { status: 'signed-in', session } : { status: 'signed-out', reason: null });
     } catch (error) {
       setState({ status: 'signed-out', reason: error instanceof ApiError ? error.message : null });
@@ -86,7 +86,7 @@ export function SignInGate(props: { children: ReactNode }) {
     // The app leaves the page before the cookie goes: a page still shown would fetch again (a live
     // event, or the cache emptied under it) without the cookie, and meet a 401 for each query.
     setState({ status: 'signing-out' });
-    await api('DELETE', '/api/office/session').catch(() => undefined);
+    await call(office.DELETE('/api/office/session')).catch(() => undefined);
     client.clear();
     setState({ status: 'signed-out', reason: null });
   }, [client]);

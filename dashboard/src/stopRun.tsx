@@ -4,7 +4,7 @@
  * button asks first, with an optional reason that the run's wakeup keeps.
  */
 import { useState, type FormEvent } from 'react';
-import { api } from './api';
+import { call, office } from './api';
 import { useAction } from './hooks';
 import type { Run } from './types';
 import { ErrorBox, Modal } from './ui';
@@ -27,7 +27,7 @@ function StopRunDialog(props: { runId: string; onClose: () => void }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const body = reason.trim() ? { reason: reason.trim() } : {};
-    const stopped = await action.run(() => api('POST', `/api/office/runs/${encodeURIComponent(props.runId)}/cancel`, body));
+    const stopped = await action.run(() => call(office.POST('/api/office/runs/{id}/cancel', { params: { path: { id: props.runId } }, body })));
     if (stopped !== undefined) props.onClose();
   };
   return (

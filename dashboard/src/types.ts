@@ -1,8 +1,8 @@
 /**
  * The API's shapes as the dashboard reads them: generated from the server's /openapi.json
- * (openapi.d.ts, `npm run generate:api`), so they cannot drift from what the server sends.
+ * (src/client/openapi.d.ts, `npm run api:types`), so they cannot drift from what the server sends.
  */
-import type { components } from './openapi.js';
+import type { components } from '../../src/client/openapi.js';
 
 type Schemas = components['schemas'];
 

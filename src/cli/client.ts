@@ -1,7 +1,9 @@
 /**
- * The CLI's HTTP client: the API's base URL and token from the environment, the API's error
- * envelope turned into a readable message, and every failure carrying the exit code it means.
+ * The CLI's way to the API: the typed client (office-scheduler/client) at the base URL and with the
+ * token from the environment, and every failure turned into a CliError carrying the exit code it
+ * means: the API's refusal with its own message, or a scheduler that does not answer.
  */
+import { createOfficeClient, OfficeApiError, OfficeUnreachableError, unwrap, type OfficeClient } from '../client/index.js';
 
 export const EXIT = {
   ok: 0,
@@ -14,7 +16,8 @@ export const EXIT = {
 } as const;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  /** `topic`: the command whose help a usage error points to (`office-scheduler help <topic>`). */
+  constructor(message: string, readonly exitCode: number, readonly topic?: string) {
     super(message);
   }
 }
@@ -35,8 +38,12 @@ export function apiUrlFromEnv(env: NodeJS.ProcessEnv): string {
   return `http://127.0.0.1:${Number(port)}`;
 }
 
+interface Answer<T> { data?: T; error?: unknown; response: Response }
+
 export class ApiClient {
   readonly baseUrl: string;
+  /** The typed client: `api.call(api.office.GET('/api/office/agents', …))`. */
+  readonly office: OfficeClient;
 
   constructor(baseUrl: string, private readonly token: string | undefined) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -46,55 +53,42 @@ export class ApiClient {
     } catch {
       throw new CliError(`OFFICE_API_URL '${baseUrl}' is not an http(s) URL; expected something like ${DEFAULT_API_URL}`, EXIT.usage);
     }
+    this.office = createOfficeClient({ baseUrl: this.baseUrl, token });
   }
 
   static fromEnv(env: NodeJS.ProcessEnv): ApiClient {
     return new ApiClient(apiUrlFromEnv(env), env.OFFICE_API_TOKEN || undefined);
   }
 
-  get<T>(path: string): Promise<T> {
-    return this.request<T>('GET', path);
-  }
-
-  post<T>(path: string, body: unknown): Promise<T> {
-    return this.request<T>('POST', path, body);
-  }
-
-  patch<T>(path: string, body: unknown): Promise<T> {
-    return this.request<T>('PATCH', path, body);
-  }
-
-  delete(path: string): Promise<unknown> {
-    return this.request('DELETE', path);
-  }
-
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+  /** The body of a successful answer; a refusal or an unreachable scheduler as a CliError. */
+  async call<T>(answer: Promise<Answer<T>>): Promise<T> {
     try {
-      response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await unwrap(answer);
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new CliError(`cannot connect to ${this.baseUrl} (${why}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\`, or set OFFICE_API_URL (or OFFICE_PORT) to where it runs.`, EXIT.connect);
+      throw this.cliError(error);
     }
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = text;
+  }
+
+  private cliError(error: unknown): unknown {
+    if (error instanceof OfficeUnreachableError) {
+      return new CliError(`cannot connect to ${this.baseUrl} (${error.reason}): is the scheduler running at ${this.baseUrl}? Start it with \`office-scheduler serve\`, or set OFFICE_API_URL (or OFFICE_PORT) to where it runs.`, EXIT.connect);
     }
-    if (!response.ok) {
-      const envelope = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-      const message = envelope?.message ?? (typeof json === 'string' && json ? json : response.statusText);
-      const hint = response.status === 401
+    if (error instanceof OfficeApiError) {
+      const hint = error.status === 401
         ? this.token ? ' (check OFFICE_API_TOKEN)' : ' (this scheduler needs a token: set OFFICE_API_TOKEN)'
         : '';
-      throw new CliError(`${method} ${path} failed: ${response.status} ${envelope?.code ?? 'error'}: ${message}${hint}`, EXIT.api);
+      return new CliError(`${requestOf(error.url)} failed: ${error.status} ${error.code}: ${error.message}${hint}`, EXIT.api);
     }
-    return json as T;
+    return error;
+  }
+}
+
+/** `/api/office/agents?workspace_id=…` from the request's URL: what the message names. */
+function requestOf(url: string): string {
+  try {
+    const { pathname, search } = new URL(url);
+    return `${pathname}${search}`;
+  } catch {
+    return 'the request';
   }
 }

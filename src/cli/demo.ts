@@ -7,6 +7,7 @@
  * its own database (./data/demo.db) unless OFFICE_DB is set.
  */
 import { fileURLToPath } from 'node:url';
+import type { RequestBody, Schemas } from '../client/index.js';
 import type { ApiClient } from './client.js';
 
 export const DEMO = {
@@ -21,8 +22,6 @@ export const DEMO = {
 
 const EXAMPLE_AGENT = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
 
-interface Named { id: string; name: string; status?: string }
-
 export interface DemoIds {
   workspaceId: string;
   coordinatorId: string;
@@ -35,36 +34,36 @@ export interface DemoIds {
 /** Creates whatever part of the demo workspace is missing; safe to run on every start. */
 export async function seedDemo(api: ApiClient): Promise<DemoIds> {
   const created: string[] = [];
-  const executor = { kind: 'command', command: process.execPath, args: [EXAMPLE_AGENT], timeout_sec: 60 };
+  const executor: Schemas['ExecutorSpecInput'] = { kind: 'command', command: process.execPath, args: [EXAMPLE_AGENT], timeout_sec: 60 };
 
-  const workspaces = await api.get<Named[]>('/api/office/workspaces');
+  const workspaces = await api.call(api.office.GET('/api/office/workspaces'));
   let workspace = workspaces.find((w) => w.name === DEMO.workspace);
   if (!workspace) {
-    workspace = await api.post<Named>('/api/office/workspaces', { name: DEMO.workspace, timezone: 'UTC' });
+    workspace = await api.call(api.office.POST('/api/office/workspaces', { body: { name: DEMO.workspace, timezone: 'UTC' } }));
     created.push(`workspace '${DEMO.workspace}'`);
   }
-  const query = `?workspace_id=${encodeURIComponent(workspace.id)}`;
+  const query = { params: { query: { workspace_id: workspace.id } } };
 
-  const agents = await api.get<Named[]>(`/api/office/agents${query}`);
-  const ensureAgent = async (name: string, body: Record<string, unknown>) => {
+  const agents = await api.call(api.office.GET('/api/office/agents', query));
+  const ensureAgent = async (name: string, body: Omit<RequestBody<'createAgent'>, 'workspace_id' | 'name'>) => {
     const found = agents.find((a) => a.name === name);
     if (found) {
       // The checkout may have moved since the last start: point the executor at this one.
-      return api.patch<Named>(`/api/office/agents/${found.id}`, { executor });
+      return api.call(api.office.PATCH('/api/office/agents/{id}', { params: { path: { id: found.id } }, body: { executor } }));
     }
     created.push(`agent '${name}'`);
-    return api.post<Named>('/api/office/agents', { workspace_id: workspace.id, name, executor, ...body });
+    return api.call(api.office.POST('/api/office/agents', { body: { workspace_id: workspace.id, name, executor, ...body } }));
   };
   const coordinator = await ensureAgent(DEMO.coordinator, { role: 'coordinator', cooldown_sec: 0 });
   // Taskless routine wakeups would be idle-skipped for a worker by default; the demo wants runs.
   const worker = await ensureAgent(DEMO.worker, { role: 'worker', cooldown_sec: 0, skip_idle_wakeups: false });
 
-  const routines = await api.get<Named[]>(`/api/office/routines${query}`);
-  const ensureRoutine = async (name: string, body: Record<string, unknown>) => {
+  const routines = await api.call(api.office.GET('/api/office/routines', query));
+  const ensureRoutine = async (name: string, body: Omit<RequestBody<'createRoutine'>, 'workspace_id' | 'name' | 'assignee_agent_instance_id'>) => {
     const found = routines.find((r) => r.name === name && r.status !== 'archived');
     if (found) return found;
     created.push(`routine '${name}'`);
-    return api.post<Named>('/api/office/routines', { workspace_id: workspace.id, name, assignee_agent_instance_id: worker.id, ...body });
+    return api.call(api.office.POST('/api/office/routines', { body: { workspace_id: workspace.id, name, assignee_agent_instance_id: worker.id, ...body } }));
   };
   const ticker = await ensureRoutine(DEMO.ticker, {
     description: 'Wakes the demo worker every 10 seconds without creating a task; each run sees the summary of the last one.',
@@ -97,10 +96,10 @@ const BOARD_TASKS = 6;
  * done by the worker at its next wakeup.
  */
 async function seedBoard(api: ApiClient, workspaceId: string, workerId: string): Promise<boolean> {
-  const existing = await api.get<Named[]>(`/api/office/tasks?workspace_id=${encodeURIComponent(workspaceId)}&limit=1`);
+  const existing = await api.call(api.office.GET('/api/office/tasks', { params: { query: { workspace_id: workspaceId, limit: 1 } } }));
   if (existing.length > 0) return false;
-  const task = (title: string, extra: Record<string, unknown> = {}) => api.post<Named>('/api/office/tasks', { workspace_id: workspaceId, title, ...extra });
-  const move = (taskId: string, state: string) => api.post<Named>(`/api/office/tasks/${taskId}/move`, { state });
+  const task = (title: string, extra: Omit<RequestBody<'createTask'>, 'workspace_id' | 'title'> = {}) => api.call(api.office.POST('/api/office/tasks', { body: { workspace_id: workspaceId, title, ...extra } }));
+  const move = (taskId: string, state: Schemas['Task']['state']) => api.call(api.office.POST('/api/office/tasks/{id}/move', { params: { path: { id: taskId } }, body: { state } }));
 
   await task('Pick a cover image');
   const draft = await task('Draft the Q3 customer digest', { description: 'Two pages, plain words.' });

@@ -14,3 +14,15 @@ function truncate(text: string, max: number): string {
 export function time(iso: string | null | undefined): string {
   return iso ? `${iso.slice(0, 19).replace('T', ' ')}Z` : '-';
 }
+
+/** `label  value` lines with the labels aligned; a row without a value is left out. */
+export function fields(rows: Array<[string, string | null | undefined]>): string {
+  const shown = rows.filter((row): row is [string, string] => row[1] !== null && row[1] !== undefined && row[1] !== '');
+  const width = Math.max(...shown.map(([label]) => label.length));
+  return shown.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+/** `$0.0123`, or `-` when nothing was reported. */
+export function usd(cost: number | null | undefined): string {
+  return cost === null || cost === undefined ? '-' : `$${cost.toFixed(4)}`;
+}

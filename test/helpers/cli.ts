@@ -21,3 +21,19 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/**
+ * The CLI's `main` in this process, with only the environment given: the same code the bin runs,
+ * without a child process and its TypeScript loader apiece, for tests that run many commands.
+ */
+export async function runCliHere(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const { main } = await import('../../src/cli/index.js');
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(args, {
+    out: (text) => stdout.push(`${text}\n`),
+    err: (text) => stderr.push(`${text}\n`),
+    env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+  });
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+}

@@ -186,9 +186,9 @@ describe('office-scheduler errors', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
-    const help = await cli(['help']);
+    const help = await cli(['help', 'routines']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('routines fire <id> [--var key=value]');
+    expect(help.stdout).toContain('routines fire <id> [--var key=value]…');
   });
 
   it('exits 3 when nothing listens at OFFICE_API_URL', async () => {

@@ -54,6 +54,18 @@ describe('import direction (shared/DESIGN.md: domain <- port <- services, dispat
     expect(violations).toHaveLength(3);
   });
 
+  it('keeps the typed client apart from the server: it imports only its own folder, and the CLI may import it', () => {
+    const src = tree({
+      'domain/types.ts': 'export type Id = string;\n',
+      'client/index.ts': "import createClient from 'openapi-fetch';\nimport type { Id } from '../domain/types.js';\n",
+      'cli/index.ts': "import { createOfficeClient } from '../client/index.js';\n",
+    });
+    const report = formatReport(checkImports(src, new Map()));
+    expect(report).toContain("src/client/index.ts:2 imports '../domain/types.js': the client imports only client");
+    expect(report).not.toContain('openapi-fetch');
+    expect(report).not.toContain('cli/index.ts');
+  });
+
   it('reports a file that no layer names, and checks the statements and tables both stores share as an adapter', () => {
     const src = tree({
       'persistence/store.ts': 'export interface Tx {}\n',

@@ -6,7 +6,7 @@
 import { useState, type FormEvent } from 'react';
 import { CreateAgentBody, PatchAgentBody } from '../../../src/domain/schemas.js';
 import { AGENT_ROLES } from '../../../src/domain/types.js';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
 import { useAction } from '../hooks';
 import type { Agent, Workspace } from '../types';
 import { ErrorBox, Field, fieldError } from '../ui';
@@ -110,8 +110,8 @@ export function AgentForm(props: { workspace: Workspace; agent?: Agent; onSaved:
       }, stored?.executor ?? null);
       const fields = { name, role, ...(executor ? { executor } : {}), max_concurrent_sessions: wholeNumber(sessions), cooldown_sec: wholeNumber(cooldown) };
       return stored
-        ? api<Agent>('PATCH', `/api/office/agents/${stored.id}`, validated(PatchAgentBody, fields))
-        : api<Agent>('POST', '/api/office/agents', validated(CreateAgentBody, { workspace_id: props.workspace.id, ...fields }));
+        ? call(office.PATCH('/api/office/agents/{id}', { params: { path: { id: stored.id } }, body: validated(PatchAgentBody, fields) }))
+        : call(office.POST('/api/office/agents', { body: validated(CreateAgentBody, { workspace_id: props.workspace.id, ...fields }) }));
     });
     if (saved) props.onSaved(saved);
   };

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { agentMachine } from '../../../src/machines/agent.js';
 import { machineChart } from '../../../src/machines/graph.js';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
 import { StateChart } from '../chart/StateChart';
 import { agentActivity, cooldownLeft, shortId, wakeupBadges } from '../format';
 import { query, useApi, useNow } from '../hooks';
@@ -97,7 +97,7 @@ function DeleteAgentDialog(props: { agent: Agent; onClose: () => void; onDeleted
   const remove = async () => {
     props.onRequested?.(true);
     try {
-      return await api('DELETE', `/api/office/agents/${props.agent.id}`);
+      return await call(office.DELETE('/api/office/agents/{id}', { params: { path: { id: props.agent.id } } }));
     } catch (error) {
       props.onRequested?.(false);
       throw error;
@@ -139,10 +139,10 @@ export function AgentDetailPage(props: { id: string }) {
   const mine = (routines.data ?? []).filter((r) => r.assignee_agent_instance_id === a.id && r.status !== 'archived');
   const queue = (wakeups.data ?? []).filter((w) => OPEN.has(w.status));
 
-  const act = async (method: string, path: string, body: unknown) => {
+  const act = async (request: () => Promise<unknown>) => {
     setError(null);
     try {
-      await api(method, path, body);
+      await request();
       agent.reload();
     } catch (e) {
       setError(e as ApiError);
@@ -160,9 +160,9 @@ export function AgentDetailPage(props: { id: string }) {
           <button type="button" onClick={() => setEditing(true)} disabled={!workspace}>Edit</button>
           <button type="button" className="danger" onClick={() => setDeleting(true)}>Delete</button>
           {a.status === 'paused'
-            ? <button type="button" onClick={() => void act('PATCH', `/api/office/agents/${a.id}`, { status: 'idle' })}>Resume</button>
-            : <button type="button" onClick={() => void act('PATCH', `/api/office/agents/${a.id}`, { status: 'paused' })}>Pause</button>}
-          <button type="button" className="primary" onClick={() => void act('POST', `/api/office/agents/${a.id}/wake`, { reason: 'woken from the dashboard' })}>Wake now</button>
+            ? <button type="button" onClick={() => void act(() => call(office.PATCH('/api/office/agents/{id}', { params: { path: { id: a.id } }, body: { status: 'idle' } })))}>Resume</button>
+            : <button type="button" onClick={() => void act(() => call(office.PATCH('/api/office/agents/{id}', { params: { path: { id: a.id } }, body: { status: 'paused' } })))}>Pause</button>}
+          <button type="button" className="primary" onClick={() => void act(() => call(office.POST('/api/office/agents/{id}/wake', { params: { path: { id: a.id } }, body: { reason: 'woken from the dashboard' } })))}>Wake now</button>
         </div>
       </header>
       <ErrorBox error={error} />

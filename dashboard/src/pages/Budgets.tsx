@@ -1,7 +1,7 @@
 /** The Settings page's budgets: each one's spend this period as a bar against its limit and alert threshold. */
 import { useState, type FormEvent } from 'react';
 import { CreateBudgetBody, PatchBudgetBody } from '../../../src/domain/schemas.js';
-import { api } from '../api';
+import { call, office } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import type { Agent, BudgetWithSpend } from '../types';
 import { Badge, ConfirmDialog, Empty, ErrorBox, Field, fieldError, Loading } from '../ui';
@@ -60,7 +60,7 @@ export function BudgetsSection(props: { workspaceId: string }) {
       <BudgetForm workspaceId={props.workspaceId} agents={agents.data ?? []} />
       {deleting && (
         <ConfirmDialog title={`Delete the ${scopeName(deleting)} budget?`} confirm="Delete budget" onClose={() => setDeleting(null)}
-          onConfirm={() => api('DELETE', `/api/office/budgets/${deleting.id}`)} onDone={() => setDeleting(null)}>
+          onConfirm={() => call(office.DELETE('/api/office/budgets/{id}', { params: { path: { id: deleting.id } } }))} onDone={() => setDeleting(null)}>
           <p>Its limit of {usd(deleting.limit_usd)} {PERIOD_LABELS[deleting.period]} no longer applies. What runs spent stays counted.</p>
         </ConfirmDialog>
       )}
@@ -84,8 +84,8 @@ function BudgetForm(props: { workspaceId?: string; agents?: Agent[]; budget?: Bu
       alert_threshold_pct: threshold.trim() === '' ? null : Number(threshold),
     };
     const saved = await action.run(() => (stored
-      ? api('PATCH', `/api/office/budgets/${stored.id}`, validated(PatchBudgetBody, terms))
-      : api('POST', '/api/office/budgets', validated(CreateBudgetBody, { scope: scopeId ? 'agent' : 'workspace', scope_id: scopeId || props.workspaceId, ...terms }))));
+      ? call(office.PATCH('/api/office/budgets/{id}', { params: { path: { id: stored.id } }, body: validated(PatchBudgetBody, terms) }))
+      : call(office.POST('/api/office/budgets', { body: validated(CreateBudgetBody, { scope: scopeId ? 'agent' : 'workspace', scope_id: scopeId || props.workspaceId, ...terms }) }))));
     if (!saved) return;
     if (stored) props.onDone?.();
     else setLimit('');

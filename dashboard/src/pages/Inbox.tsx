@@ -1,6 +1,6 @@
 /** What waits for a person: approvals to decide; agent errors, setup errors, pauses and exhausted quotas to look at. */
 import { useState } from 'react';
-import { api } from '../api';
+import { call, office } from '../api';
 import { inboxKindBadge } from '../format';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
@@ -90,8 +90,8 @@ function InboxRow(props: { item: InboxItem; agentName: (id: string) => string })
 function Decision(props: { approvalId: string; title: string }) {
   const [note, setNote] = useState('');
   const action = useAction();
-  const resolve = (status: Approval['status']) => void action.run(() =>
-    api<Approval>('POST', `/api/office/approvals/${props.approvalId}/resolve`, { status, ...(note.trim() ? { decision_note: note.trim() } : {}) }));
+  const resolve = (status: Exclude<Approval['status'], 'pending'>) => void action.run(() =>
+    call(office.POST('/api/office/approvals/{id}/resolve', { params: { path: { id: props.approvalId } }, body: { status, ...(note.trim() ? { decision_note: note.trim() } : {}) } })));
   return (
     <div className="decision">
       <input name="decision_note" aria-label={`Note on ${props.title}`} placeholder="Note (optional)" value={note} onChange={(e) => setNote(e.target.value)} />
@@ -107,7 +107,7 @@ function MarkResolved(props: { itemId: string }) {
   const action = useAction();
   return (
     <div className="decision">
-      <button type="button" disabled={action.busy} onClick={() => void action.run(() => api<InboxItem>('POST', `/api/office/inbox/${props.itemId}/resolve`))}>Mark resolved</button>
+      <button type="button" disabled={action.busy} onClick={() => void action.run(() => call(office.POST('/api/office/inbox/{id}/resolve', { params: { path: { id: props.itemId } } })))}>Mark resolved</button>
       <ErrorBox error={action.error} />
     </div>
   );

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { CATCH_UP_POLICY_SENTENCES, CONCURRENCY_POLICY_SENTENCES } from '../../../src/domain/routines.js';
 import { FireRoutineBody } from '../../../src/domain/schemas.js';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
 import { shortId } from '../format';
 import { query, useApi } from '../hooks';
 import { Link } from '../router';
@@ -43,7 +43,7 @@ export function RoutineDetailPage(props: { id: string }) {
   const patch = async (body: Record<string, unknown>) => {
     setError(null);
     try {
-      await api('PATCH', `/api/office/routines/${r.id}`, body);
+      await call(office.PATCH('/api/office/routines/{id}', { params: { path: { id: r.id } }, body }));
       routine.reload();
     } catch (e) {
       setError(e as ApiError);
@@ -52,7 +52,7 @@ export function RoutineDetailPage(props: { id: string }) {
   const fire = async (variables: Record<string, unknown>) => {
     setError(null);
     try {
-      const result = await api<{ routine_run: RoutineRun }>('POST', `/api/office/routines/${r.id}/fire`, { variables });
+      const result = await call(office.POST('/api/office/routines/{id}/fire', { params: { path: { id: r.id } }, body: { variables } }));
       setFired(result.routine_run);
       setAsking(false);
       runs.reload();
@@ -184,7 +184,7 @@ function TriggerCard(props: { trigger: Trigger; zone: string; lastFired: string 
   const setEnabled = async (enabled: boolean) => {
     props.onError(null);
     try {
-      await api('PATCH', `/api/office/routine-triggers/${t.id}`, { enabled });
+      await call(office.PATCH('/api/office/routine-triggers/{id}', { params: { path: { id: t.id } }, body: { enabled } }));
       props.onChanged();
     } catch (e) {
       props.onError(e as ApiError);

@@ -9,7 +9,8 @@ import { isValidTimeZone, nextFireTimes, validateCron } from '../../../src/domai
 import { CATCH_UP_POLICIES, CATCH_UP_POLICY_SENTENCES, CONCURRENCY_POLICIES, CONCURRENCY_POLICY_SENTENCES } from '../../../src/domain/routines.js';
 import { CreateRoutineBody, PatchRoutineBody } from '../../../src/domain/schemas.js';
 import { VARIABLE_TYPES } from '../../../src/domain/templates.js';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
+import { validated } from '../validate';
 import type { Agent, Routine, VariableDecl } from '../types';
 import { ErrorBox, Field, Modal, ZonedTime } from '../ui';
 
@@ -195,15 +196,14 @@ export function RoutineForm(props: {
     event.preventDefault();
     setServerError(null);
     setAttempted(true);
-    const body = bodyOf(form);
     const found = validate(form);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     setSaving(true);
     try {
       const saved = props.mode === 'create'
-        ? await api<Routine>('POST', '/api/office/routines', body)
-        : await api<Routine>('PATCH', `/api/office/routines/${props.routine!.id}`, body);
+        ? await call(office.POST('/api/office/routines', { body: validated(CreateRoutineBody, createBody(form, props.workspaceId)) }))
+        : await call(office.PATCH('/api/office/routines/{id}', { params: { path: { id: props.routine!.id } }, body: validated(PatchRoutineBody, commonBody(form)) }));
       props.onSaved(saved);
     } catch (error) {
       setServerError(error as ApiError);

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
 import { query, useApi } from '../hooks';
 import { Link } from '../router';
 import { nextFire, routineZone } from '../routineTimes';
@@ -28,7 +28,7 @@ export function RoutinesPage() {
   const toggle = async (routine: Routine) => {
     setError(null);
     try {
-      await api('PATCH', `/api/office/routines/${routine.id}`, { status: routine.status === 'active' ? 'paused' : 'active' });
+      await call(office.PATCH('/api/office/routines/{id}', { params: { path: { id: routine.id } }, body: { status: routine.status === 'active' ? 'paused' : 'active' } }));
       routines.reload();
     } catch (e) {
       setError(e as ApiError);

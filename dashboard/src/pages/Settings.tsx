@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { PatchWorkspaceBody } from '../../../src/domain/schemas.js';
-import { api, ApiError } from '../api';
+import { ApiError, call, office } from '../api';
 import { query, useApi } from '../hooks';
 import { navigate } from '../router';
 import type { Agent, Workspace } from '../types';
@@ -49,7 +49,7 @@ function RecoverySettings(props: { workspace: Workspace; onSaved: () => void }) 
       return;
     }
     try {
-      const updated = await api<Workspace>('PATCH', `/api/office/workspaces/${workspace.id}`, parsed.data);
+      const updated = await call(office.PATCH('/api/office/workspaces/{id}', { params: { path: { id: workspace.id } }, body: parsed.data }));
       setHours(String(updated.recovery_lookback_hours));
       setSaved(updated);
       props.onSaved();
@@ -95,7 +95,7 @@ function DeleteWorkspace(props: { workspace: Workspace }) {
       </div>
       {asking && (
         <ConfirmDialog title={`Delete ${props.workspace.name}?`} confirm="Delete workspace" onClose={() => setAsking(false)}
-          onConfirm={() => api('DELETE', `/api/office/workspaces/${props.workspace.id}`)}
+          onConfirm={() => call(office.DELETE('/api/office/workspaces/{id}', { params: { path: { id: props.workspace.id } } }))}
           onDone={() => { setAsking(false); reload(); navigate('/office/tasks'); }}>
           <p>The workspace leaves the menu, and the dashboard opens another one. This cannot be undone from the dashboard.</p>
         </ConfirmDialog>

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../api';
+import { call, office } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link } from '../router';
 import type { Agent, Comment, Run, Task, Wakeup } from '../types';
@@ -104,7 +104,7 @@ function CommentForm(props: { taskId: string }) {
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Comment>('POST', `/api/office/tasks/${props.taskId}/comments`, { body }));
+    const created = await action.run(() => call(office.POST('/api/office/tasks/{id}/comments', { params: { path: { id: props.taskId } }, body: { body } })));
     if (created) setBody('');
   };
   return (

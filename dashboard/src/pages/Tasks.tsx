@@ -4,7 +4,7 @@
  */
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { CreateTaskBody } from '../../../src/domain/schemas.js';
-import { api } from '../api';
+import { call, office } from '../api';
 import { query, useAction, useApi } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
 import type { Agent, Run, Task, Wakeup } from '../types';
@@ -174,9 +174,9 @@ export function NewTaskDialog(props: { workspaceId: string; agents: Agent[]; ass
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => api<Task>('POST', '/api/office/tasks', validated(CreateTaskBody, {
+    const created = await action.run(() => call(office.POST('/api/office/tasks', { body: validated(CreateTaskBody, {
       workspace_id: props.workspaceId, title, description, assignee_agent_instance_id: assignee || null, requires_approval: requiresApproval,
-    })));
+    }) })));
     if (!created) return;
     props.onCreated?.(created);
     props.onClose();

@@ -5,7 +5,7 @@
  */
 import { useMemo, useState, type FormEvent } from 'react';
 import { CreateWorkspaceBody, PatchWorkspaceBody } from '../../../src/domain/schemas.js';
-import { api } from '../api';
+import { call, office } from '../api';
 import { browserZone } from '../format';
 import { query, useAction, useApi } from '../hooks';
 import { Link, navigate } from '../router';
@@ -31,8 +31,8 @@ export function WorkspaceForm(props: { workspace?: Workspace; onSaved: (workspac
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const saved = await action.run(() => (editing
-      ? api<Workspace>('PATCH', `/api/office/workspaces/${props.workspace!.id}`, validated(PatchWorkspaceBody, { name, timezone }))
-      : api<Workspace>('POST', '/api/office/workspaces', validated(CreateWorkspaceBody, { name, timezone }))));
+      ? call(office.PATCH('/api/office/workspaces/{id}', { params: { path: { id: props.workspace!.id } }, body: validated(PatchWorkspaceBody, { name, timezone }) }))
+      : call(office.POST('/api/office/workspaces', { body: validated(CreateWorkspaceBody, { name, timezone }) }))));
     if (saved) props.onSaved(saved);
   };
   const nameError = fieldError(action.error, 'name');

@@ -1,5 +1,5 @@
 /** The writes the board and the task page share: every move goes through the kanban route. */
-import { api } from '../api';
+import { call, office } from '../api';
 import type { Task } from '../types';
 
 /** The board's columns, in the order work flows. CANCELLED and ARCHIVED tasks leave the board. */
@@ -11,9 +11,9 @@ export const STATE_LABELS: Record<Task['state'], string> = {
 
 /** POST /tasks/:id/move, so kanban rules and approvals apply (a requires_approval task lands in IN_REVIEW). */
 export function moveTask(taskId: string, state: Task['state']): Promise<Task> {
-  return api<Task>('POST', `/api/office/tasks/${taskId}/move`, { state });
+  return call(office.POST('/api/office/tasks/{id}/move', { params: { path: { id: taskId } }, body: { state } }));
 }
 
 export function assignTask(taskId: string, agentId: string | null): Promise<Task> {
-  return api<Task>('PATCH', `/api/office/tasks/${taskId}`, { assignee_agent_instance_id: agentId });
+  return call(office.PATCH('/api/office/tasks/{id}', { params: { path: { id: taskId } }, body: { assignee_agent_instance_id: agentId } }));
 }

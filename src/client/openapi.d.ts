@@ -1,4 +1,4 @@
-// Generated from /openapi.json by openapi-typescript (npm run generate:api). Do not edit by hand.
+// Generated from /openapi.json by openapi-typescript (npm run api:types). Do not edit by hand.
 export interface paths {
     "/healthz": {
         parameters: {
