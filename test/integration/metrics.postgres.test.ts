@@ -80,6 +80,15 @@ describe('/metrics on several PostgreSQL replicas', () => {
     const r1 = await start('r1');
     const ws = await seedWorkspace(r1);
     await createAgent(r1, ws);
+    // Once the new agent's after-effects (its actor, its snapshot) have run: the count then holds still.
+    let last = -1;
+    await waitFor(async () => {
+      const now = r1.scheduler.store.statementsExecuted();
+      const quiet = now === last;
+      last = now;
+      if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
+      return quiet;
+    }, 'the replica to stop running statements');
     const before = r1.scheduler.store.statementsExecuted();
     await scrape(r1.url);
     // The two reads, in one read unit of their own (BEGIN … COMMIT).

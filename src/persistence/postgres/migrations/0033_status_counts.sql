@@ -8,6 +8,11 @@
 -- One row per agent, not one per status: the writes of one agent's work queue behind each other on
 -- its own row, never on one row that every replica's every wakeup would take in turn, and a
 -- transaction that changes one agent's wakeup and run takes one counter row, not two in some order.
+-- The tallies are deferred constraint triggers: they run as the transaction commits, after all its
+-- statements, so the counter row is locked last and only for the commit. Taken at the first status
+-- change instead, it was held across the rest of the transaction, and met the locks an enqueue, a
+-- claim or a routine run's outcome take (routine cap slots, the wakeup a request folds into) in the
+-- other order: the chaos run's deadlocks.
 -- A wakeup's or a run's agent never changes (no statement updates agent_id).
 
 CREATE TABLE agent_status_counts (
@@ -44,9 +49,6 @@ END $$;
 CREATE TRIGGER agent_status_counts_made AFTER INSERT ON agent_instances
   FOR EACH ROW EXECUTE FUNCTION agent_status_counts_made();
 
--- Named to fire after the wakeup's other triggers (PostgreSQL fires a row's triggers in the order of
--- their names): an end that frees routine cap slots takes them before this row, as a fire takes the
--- slots before it enqueues.
 CREATE FUNCTION wakeup_tally_status() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE agent_status_counts SET
@@ -61,8 +63,8 @@ BEGIN
     WHERE agent_id = NEW.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER wakeup_tally_status AFTER INSERT ON agent_wakeup_requests
-  FOR EACH ROW EXECUTE FUNCTION wakeup_tally_status();
+CREATE CONSTRAINT TRIGGER wakeup_tally_status AFTER INSERT ON agent_wakeup_requests
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION wakeup_tally_status();
 
 CREATE FUNCTION wakeup_tally_status_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -78,8 +80,8 @@ BEGIN
     WHERE agent_id = NEW.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER wakeup_tally_status_change AFTER UPDATE OF status ON agent_wakeup_requests
-  FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION wakeup_tally_status_change();
+CREATE CONSTRAINT TRIGGER wakeup_tally_status_change AFTER UPDATE OF status ON agent_wakeup_requests
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION wakeup_tally_status_change();
 
 CREATE FUNCTION wakeup_untally_open() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -90,11 +92,9 @@ BEGIN
     WHERE agent_id = OLD.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER wakeup_untally_open AFTER DELETE ON agent_wakeup_requests
-  FOR EACH ROW WHEN (OLD.status IN ('queued', 'claimed', 'scheduled_retry')) EXECUTE FUNCTION wakeup_untally_open();
+CREATE CONSTRAINT TRIGGER wakeup_untally_open AFTER DELETE ON agent_wakeup_requests
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.status IN ('queued', 'claimed', 'scheduled_retry')) EXECUTE FUNCTION wakeup_untally_open();
 
--- Named to fire after runs_ended, runs_started and runs_tally_daily_usage: a run's insert or end
--- locks its agent's and its task's rows, then this one, in the order a finish takes them.
 CREATE FUNCTION runs_tally_status() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE agent_status_counts SET
@@ -107,8 +107,8 @@ BEGIN
     WHERE agent_id = NEW.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER runs_tally_status AFTER INSERT ON runs
-  FOR EACH ROW EXECUTE FUNCTION runs_tally_status();
+CREATE CONSTRAINT TRIGGER runs_tally_status AFTER INSERT ON runs
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION runs_tally_status();
 
 CREATE FUNCTION runs_tally_status_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -122,8 +122,8 @@ BEGIN
     WHERE agent_id = NEW.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER runs_tally_status_change AFTER UPDATE OF status ON runs
-  FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION runs_tally_status_change();
+CREATE CONSTRAINT TRIGGER runs_tally_status_change AFTER UPDATE OF status ON runs
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION runs_tally_status_change();
 
 CREATE FUNCTION runs_untally_open() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -133,5 +133,5 @@ BEGIN
     WHERE agent_id = OLD.agent_id;
   RETURN NULL;
 END $$;
-CREATE TRIGGER runs_untally_open AFTER DELETE ON runs
-  FOR EACH ROW WHEN (OLD.status IN ('queued', 'running')) EXECUTE FUNCTION runs_untally_open();
+CREATE CONSTRAINT TRIGGER runs_untally_open AFTER DELETE ON runs
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.status IN ('queued', 'running')) EXECUTE FUNCTION runs_untally_open();
