@@ -13,7 +13,7 @@ import type { AgentFunction } from '../../src/executors/types.js';
 import { ROWS_BEFORE_DAILY_USAGE } from '../helpers/dailyUsageUpgrade.js';
 import { waitFor } from '../helpers/harness.js';
 import { SCRAPE_TABLES, gaugesOf, rowCounts, scrape } from '../helpers/metrics.js';
-import { advance, createAgent, holderOf, replicasPerTest, seedWorkspace } from '../helpers/replicas.js';
+import { advance, createAgent, holderOf, replicasPerTest, seedWorkspace, untilQuiet } from '../helpers/replicas.js';
 import { freshDatabase } from '../store/postgresFactory.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -80,15 +80,8 @@ describe('/metrics on several PostgreSQL replicas', () => {
     const r1 = await start('r1');
     const ws = await seedWorkspace(r1);
     await createAgent(r1, ws);
-    // Once the new agent's after-effects (its actor, its snapshot) have run: the count then holds still.
-    let last = -1;
-    await waitFor(async () => {
-      const now = r1.scheduler.store.statementsExecuted();
-      const quiet = now === last;
-      last = now;
-      if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
-      return quiet;
-    }, 'the replica to stop running statements');
+    // Once the new agent's after-effects (its actor, its snapshot) have run.
+    await untilQuiet(r1);
     const before = r1.scheduler.store.statementsExecuted();
     await scrape(r1.url);
     // The two reads, in one read unit of their own (BEGIN … COMMIT).
