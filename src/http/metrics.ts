@@ -42,6 +42,12 @@ export const OTHER_AGENTS = 'other';
 
 const SECOND_MS = 1000;
 
+/** From one instant to a later one, in seconds (0 if the clock stepped back); null for a time that is no number. */
+function secondsBetween(fromMs: number, toMs: number): number | null {
+  const ms = toMs - fromMs;
+  return Number.isFinite(ms) ? Math.max(0, ms) / SECOND_MS : null;
+}
+
 /** The histograms of runs, observed after each milestone commits (RunObserver). */
 export class RunMetrics implements RunObserver {
   private readonly wakeupToStart: Histogram;
@@ -69,16 +75,19 @@ export class RunMetrics implements RunObserver {
 
   sessionStarted(run: Pick<Run, 'agent_id' | 'attempt' | 'started_at'>, requestedAt: number): void {
     if (run.attempt !== 1 || run.started_at === null) return;
-    this.wakeupToStart.observe(Math.max(0, run.started_at - requestedAt) / SECOND_MS);
+    const seconds = secondsBetween(requestedAt, run.started_at);
+    if (seconds !== null) this.wakeupToStart.observe(seconds);
   }
 
   runEnded(run: Pick<Run, 'agent_id' | 'status' | 'started_at' | 'finished_at'>): void {
     if (run.started_at === null || run.finished_at === null) return;
-    this.duration.observe({ status: run.status }, Math.max(0, run.finished_at - run.started_at) / SECOND_MS);
+    const seconds = secondsBetween(run.started_at, run.finished_at);
+    if (seconds !== null) this.duration.observe({ status: run.status }, seconds);
   }
 
   costRecorded(agentId: string, costUsd: number): void {
-    this.cost.observe({ agent_id: this.costLabelOf(agentId) }, costUsd);
+    // prom-client throws on a value that is no number; an observer must never fail the run it observes.
+    if (Number.isFinite(costUsd)) this.cost.observe({ agent_id: this.costLabelOf(agentId) }, costUsd);
   }
 
   private costLabelOf(agentId: string): string {
