@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { Registry } from 'prom-client';
 import type { InspectionEvent } from 'xstate';
 import { createAfterRun } from './dispatch/afterRun.js';
 import { RunPipeline } from './dispatch/pipeline.js';
@@ -29,7 +30,7 @@ import { createExecutors } from './executors/index.js';
 import { stopLeftoverSessions } from './executors/sessions.js';
 import type { AgentFunction } from './executors/types.js';
 import { buildApp } from './http/app.js';
-import { renderMetrics } from './http/metrics.js';
+import { RunMetrics, SchedulerMetrics } from './http/metrics.js';
 import { wallClock, type Clock } from './domain/clock.js';
 import { createStore, openReplicaSignals } from './persistence/createStore.js';
 import type { Store } from './persistence/store.js';
@@ -71,6 +72,8 @@ export interface Scheduler {
   /** This process as one replica on the database: its leases, heartbeat and hand-overs. */
   replicas: ReplicaMembership;
   feed: LiveFeed;
+  /** This scheduler's Prometheus registry (/metrics): a component adds its own figures with `registers: [metrics]`. */
+  metrics: Registry;
   services: { org: OrgService; tasks: TaskService; routines: { catalogue: RoutineCatalogue; firing: RoutineFiring }; wakeups: WakeupService };
   /** Restores actors, replays undelivered events, sweeps, and listens (unless listen is false). */
   start(options?: { listen?: boolean }): Promise<{ url: string | null }>;
@@ -101,6 +104,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   // The three cycles of the wiring, each broken by a port built first and attached below, once the
   // part it forwards to exists (wiring/ports.ts): store -> bus, notifier -> supervisor, routine
   // services -> trigger actors. Every port is asserted attached before this function returns.
+  const metrics = new Registry();
+  const runMetrics = new RunMetrics(metrics);
   const committedEvents = new EventSink();
   const agentActors = new AgentActorsPort();
   const routineChanges = new RoutineChangesPort();
@@ -164,9 +169,11 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       tx.afterCommit(() => notifier.quotaChanged(exhaustion.key));
     },
     transcripts: { store, clock, timers: wallClock, log, maxBytes: config.transcriptMaxBytes, publish: notifier.transcriptPrinted },
+    observer: runMetrics,
   });
   // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
-  const runCancels = new RunCancelService({ store, clock, log, wakeups, routineOutcomes, stopSession: (run) => announceCancelledRun(feed, run) });
+  const runCancels = new RunCancelService({ store, clock, log, wakeups, routineOutcomes, stopSession: (run) => announceCancelledRun(feed, run),
+    observer: runMetrics });
   const stopCancelListener = stopCancelledSessions(feed, (runId) => pipeline.stopSession(runId));
   const supervisor = new Supervisor({
     store, clock, log, ownership, inspect: options.inspect,
@@ -216,15 +223,16 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
   const stopTaskFeed = feedTaskChanges(bus, feed);
 
+  const schedulerMetrics = new SchedulerMetrics(metrics, { store, supervisor, triggers, pipeline, replicas });
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, runCancels, quotas, supervisor, feed, replicaId: owner,
     isReady: () => ready,
-    metrics: () => renderMetrics({ store, supervisor, triggers, pipeline, replicas }),
+    metrics: () => schedulerMetrics.render(),
   }, log);
   assertAttached(committedEvents, agentActors, routineChanges);
 
   return {
-    app, store, events: bus, config, supervisor, triggers, recovery, replicas, feed,
+    app, store, events: bus, config, supervisor, triggers, recovery, replicas, feed, metrics,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
       // First take this replica's agents (fencing out a dead process's leases: every agent with

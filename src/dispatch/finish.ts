@@ -56,12 +56,13 @@ export async function finishRun(
   const closed = await tx.runs.close(run.id, ended, progress, fence, result.ok ? wakeup.id : null);
   if (!closed.closed) {
     await recordLateResult(ctx, tx, wakeup, run, status, fence, now);
-    await recordLateSpend(tx, run, session, now);
+    await recordLateSpend(ctx, tx, run, session, now);
     return { retryAt: null };
   }
   await recordSessionNews(ctx, tx, wakeup, run, result, now);
   ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
-  if (cost !== null && cost > 0) await recordCost(tx, run, cost, now);
+  if (cost !== null && cost > 0) await recordCost(ctx, tx, run, cost, now);
+  tx.afterCommit(() => ctx.observer.runEnded({ agent_id: run.agent_id, status, started_at: run.started_at, finished_at: now }));
   tx.emit('run.finished', { run_id: run.id, wakeup_id: wakeup.id, agent_id: run.agent_id, task_id: run.task_id, status, cost_usd: cost, provenance: provenanceOf(run) });
 
   const finished = {
@@ -125,10 +126,10 @@ async function recordLateResult(ctx: PipelineContext, tx: Tx, wakeup: Wakeup, ru
  * run was cancelled, or settled as interrupted by a new owner, is the run's cost, counted once (the
  * run takes a cost only while it has none, and the ledger one entry per run).
  */
-async function recordLateSpend(tx: Tx, run: Run, session: Pick<RunEnding, 'cost_usd' | 'usage'>, now: number) {
+async function recordLateSpend(ctx: Pick<PipelineContext, 'observer'>, tx: Tx, run: Run, session: Pick<RunEnding, 'cost_usd' | 'usage'>, now: number) {
   if (session.cost_usd === null || session.cost_usd === undefined) return;
   if (!(await tx.runs.recordLateSpend(run.id, { cost_usd: session.cost_usd, usage: session.usage ?? null }))) return;
-  if (session.cost_usd > 0) await recordCost(tx, run, session.cost_usd, now);
+  if (session.cost_usd > 0) await recordCost(ctx, tx, run, session.cost_usd, now);
 }
 
 /** The spend a fenced-out session left in its run's late result, for the owner that settles the run. */
@@ -138,12 +139,13 @@ export function lateSpendOf(run: Run): Pick<RunEnding, 'cost_usd' | 'usage'> {
   return { cost_usd: cost ?? run.cost_usd, usage: (late?.usage as Run['usage']) ?? run.usage ?? null };
 }
 
-export async function recordCost(tx: Tx, run: Run, cost: number, now: number) {
+export async function recordCost(ctx: Pick<PipelineContext, 'observer'>, tx: Tx, run: Run, cost: number, now: number) {
   const task = run.task_id ? await tx.tasks.get(run.task_id) : undefined;
   await tx.budgets.recordCost({
     workspace_id: run.workspace_id, project_id: task?.project_id ?? null, agent_id: run.agent_id,
     run_id: run.id, cost_usd: cost, created_at: now,
   });
+  tx.afterCommit(() => ctx.observer.costRecorded(run.agent_id, cost));
 }
 
 /**

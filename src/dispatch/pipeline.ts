@@ -90,7 +90,9 @@ export class RunPipeline {
     // A queued run starts only if it is still queued when its session is about to start: a cancel
     // (or a new owner's recovery) before then leaves it ended, and no session starts.
     let starting: Promise<number | null> | null = null;
-    const start = () => (starting ??= this.markStarted(run));
+    const start = () => (starting ??= this.markStarted(run, prepared.wakeup.requested_at));
+    // A function agent's run starts with its claim, which has committed.
+    if (run.status === 'running') this.ctx.observer.sessionStarted(run, prepared.wakeup.requested_at);
     // Registered before the launch: a cancel between the claim and the spawn finds the session to stop.
     // `done`: the session's end, which a shutdown waits for (through its grace period) before it aborts.
     let launchEnded!: () => void;
@@ -203,10 +205,11 @@ export class RunPipeline {
   }
 
   /** The queued run becomes running as its session starts; null when it had ended (no session may start). */
-  private async markStarted(run: Run): Promise<number | null> {
+  private async markStarted(run: Run, requestedAt: number): Promise<number | null> {
     const at = this.ctx.clock.now();
     const started = await this.ctx.store.transaction((tx) => tx.runs.markStarted(run.id, at));
-    if (!started) this.ctx.log.info({ run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id }, 'not starting a session: its run ended before it could start (cancelled, or settled by another owner)');
+    if (started) this.ctx.observer.sessionStarted({ ...run, started_at: at }, requestedAt);
+    else this.ctx.log.info({ run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id }, 'not starting a session: its run ended before it could start (cancelled, or settled by another owner)');
     return started ? at : null;
   }
 
@@ -300,7 +303,8 @@ export class RunPipeline {
         const closed = await tx.runs.close(run.id, { status: 'interrupted', finished_at: now, error: INTERRUPTED_ERROR, result_json: run.result_json, ...spend }, null,
           this.ctx.fenceOf(run.agent_id));
         if (!closed.closed) continue;
-        if (spend.cost_usd !== null && spend.cost_usd !== undefined && spend.cost_usd > 0) await recordCost(tx, run, spend.cost_usd, now);
+        if (spend.cost_usd !== null && spend.cost_usd !== undefined && spend.cost_usd > 0) await recordCost(this.ctx, tx, run, spend.cost_usd, now);
+        tx.afterCommit(() => this.ctx.observer.runEnded({ agent_id: run.agent_id, status: 'interrupted', started_at: run.started_at, finished_at: now }));
         this.ctx.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
         const interruptedRun: Run = { ...run, status: 'interrupted' };
         if (wakeup.status === 'claimed') {

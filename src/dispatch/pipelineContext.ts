@@ -6,6 +6,7 @@ import type { Fence, Store, Tx } from '../persistence/store.js';
 import type { RoutineOutcomes } from '../services/routines/outcomes.js';
 import type { WakeupService } from '../services/wakeups.js';
 import type { ExecutorSpec } from '../domain/executors.js';
+import type { RunObserver } from '../domain/runObserver.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
 import type { TranscriptDeps } from './transcript.js';
 
@@ -42,6 +43,8 @@ export interface PipelineContext {
   exhaustQuota: (tx: Tx, exhaustion: { key: string; run: Run; resetAt: number; releaseAt: number; reason: string }, now: number) => Promise<void>;
   /** Where runs' transcripts go: the store, and the live feed. */
   transcripts: TranscriptDeps;
+  /** Told of each run's start, end and spend once they commit (the operators' histograms). */
+  observer: RunObserver;
 }
 
 export interface FinishedRun {

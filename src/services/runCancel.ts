@@ -12,6 +12,7 @@ import { OWNER_REVOKED_REASON, RUN_CANCELLED_REASON, cancelledError, mayCancelRu
 import type { Routine } from '../domain/routines.js';
 import type { Run, Wakeup } from '../domain/types.js';
 import type { Clock } from '../domain/clock.js';
+import type { RunObserver } from '../domain/runObserver.js';
 import type { Fence, Store, Tx } from '../persistence/store.js';
 import { recordDecision } from './activity.js';
 import { conflict, forbidden, notFound } from './errors.js';
@@ -27,6 +28,8 @@ export interface RunCancelDeps {
   routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>;
   /** After commit: stop the run's session where it runs (this process, or the replica holding its agent). */
   stopSession: (run: Pick<Run, 'id' | 'agent_id'>) => void;
+  /** Told of each cancelled run once the cancel commits (the run duration histogram). */
+  observer: Pick<RunObserver, 'runEnded'>;
 }
 
 export class RunCancelService {
@@ -85,7 +88,10 @@ export class RunCancelService {
     this.deps.wakeups.offerToCheckoutWaiters(tx, closed.checkoutWaiters);
     tx.emit('run.finished', { run_id: run.id, wakeup_id: run.wakeup_id, agent_id: run.agent_id, task_id: run.task_id, status: 'cancelled', cost_usd: null });
     await this.endWakeup(tx, run, why, now);
-    tx.afterCommit(() => this.deps.stopSession(run));
+    tx.afterCommit(() => {
+      this.deps.stopSession(run);
+      this.deps.observer.runEnded({ ...run, ...ended });
+    });
     return { ...run, ...ended };
   }
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { freshDatabase } from '../store/postgresFactory.js';
-import { FAST_ENV, request } from './harness.js';
+import { FAST_ENV, request, waitFor } from './harness.js';
 
 export interface InProcessReplica {
   id: string;
@@ -123,4 +123,17 @@ export async function createAgent(replica: InProcessReplica, workspaceId: string
   });
   expect(created.status).toBe(201);
   return created.body.id;
+}
+
+/** Until the replica's statement count stays put for a moment of real time. */
+export async function untilQuiet(replica: InProcessReplica): Promise<void> {
+  let last = -1;
+  await waitFor(async () => {
+    const now = replica.scheduler.store.statementsExecuted();
+    const quiet = now === last;
+    last = now;
+    // Stays a real pause: nothing signals that a create's after-effects have all ended, so "quiet" is a count that holds still for 200 ms.
+    if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
+    return quiet;
+  }, 'the replica to stop running statements');
 }

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import { createScheduler } from '../../src/scheduler.js';
 import { FAST_ENV, waitFor } from '../helpers/harness.js';
-import { advance, beat, createAgent, holderAndOther, holderOf, replicasPerTest, seedWorkspace, type InProcessReplica } from '../helpers/replicas.js';
+import { advance, beat, createAgent, holderAndOther, holderOf, replicasPerTest, seedWorkspace, untilQuiet, type InProcessReplica } from '../helpers/replicas.js';
 import { wakeupRow } from '../store/rows.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -25,19 +25,6 @@ const cluster = replicasPerTest();
 
 function startReplica(id: string, functions = new Map<string, AgentFunction>(), at = T0): Promise<Replica> {
   return cluster.start(id, { functions, at, env: { OFFICE_LEASE_SEC: String(LEASE_SEC) } });
-}
-
-/** Until the replica's statement count stays put for a moment of real time. */
-async function untilQuiet(replica: Replica): Promise<void> {
-  let last = -1;
-  await waitFor(async () => {
-    const now = replica.scheduler.store.statementsExecuted();
-    const quiet = now === last;
-    last = now;
-    // Stays a real pause: nothing signals that a create's after-effects have all ended, so "quiet" is a count that holds still for 200 ms.
-    if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
-    return quiet;
-  }, 'the replica to stop running statements');
 }
 
 const quick: AgentFunction = () => ({ ok: true });

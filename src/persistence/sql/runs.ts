@@ -6,6 +6,7 @@ import { RUNS } from '../tables.js';
 import type { DailyCaps } from '../../domain/dailyCaps.js';
 import { fencedBy, type Dialect, type RowTable, type SqlRunner } from './dialect.js';
 import { dailyCapReached, holdDailyCaps } from './dailyUsage.js';
+import { countByStatus } from './statusCounts.js';
 
 /** The wakeups of the task in `taskColumn` that wait for its checkout, oldest first, as a JSON array. */
 export const checkoutWaiters = (dialect: Dialect, taskColumn: string) => dialect.jsonRows(
@@ -149,10 +150,7 @@ export class RunsSql implements RunRepo {
   async holdDailyCaps(agentId: string, day: number, caps: DailyCaps) { return holdDailyCaps(this.sql, agentId, day, caps); }
   async dailyCapReached(agentId: string, day: number, caps: DailyCaps) { return dailyCapReached(this.sql, agentId, day, caps); }
 
-  async countByStatus() {
-    const rows = await this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');
-    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
-  }
+  async countByStatus() { return countByStatus(this.sql, 'runs'); }
 }
 
 /** The token hash never leaves the store. */

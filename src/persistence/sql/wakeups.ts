@@ -7,6 +7,7 @@ import { WAKEUPS } from '../tables.js';
 import { HOLD_WAKEUP_SLOT, eitherCapFull, raiseBothBy } from './capSlots.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
 import { DispatchClaim } from './dispatchClaim.js';
+import { countByStatus } from './statusCounts.js';
 
 type Column = (typeof WAKEUPS.columns)[number];
 
@@ -338,8 +339,5 @@ export class WakeupsSql implements WakeupRepo {
       [taskId]);
   }
 
-  async countByStatus() {
-    const rows = await this.sql.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM agent_wakeup_requests GROUP BY status');
-    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
-  }
+  async countByStatus() { return countByStatus(this.sql, 'wakeups'); }
 }

@@ -1,0 +1,39 @@
+/**
+ * What the metrics tests of both backends share: a scrape read into samples, the counts it must
+ * agree with, and the plan check that a scrape's statements read only the counter rows.
+ */
+import { expect } from 'vitest';
+import { RUN_STATUSES, WAKEUP_STATUSES } from '../../src/domain/types.js';
+import type { Inspector } from '../../src/persistence/inspector.js';
+
+/** Every sample of a Prometheus text scrape, by its name and labels as written (`office_runs{status="failed"}`). */
+export async function scrape(baseUrl: string): Promise<Map<string, number>> {
+  const response = await fetch(`${baseUrl}/metrics`);
+  expect(response.status).toBe(200);
+  const samples = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+/** The scrape's wakeups and runs by status, every status listed (0 when no row is in it). */
+export function gaugesOf(samples: Map<string, number>) {
+  const read = (name: string, statuses: readonly string[]) => Object.fromEntries(statuses.map((status) => [status, samples.get(`${name}{status="${status}"}`)]));
+  return { wakeups: read('office_wakeups', WAKEUP_STATUSES), runs: read('office_runs', RUN_STATUSES) };
+}
+
+/** The same counts, from the rows themselves. */
+export async function rowCounts(inspect: Inspector) {
+  const count = async (table: string, statuses: readonly string[]) =>
+    Object.fromEntries(await Promise.all(statuses.map(async (status) => [status, await inspect.count(table, { status })] as const)));
+  return { wakeups: await count('agent_wakeup_requests', WAKEUP_STATUSES), runs: await count('runs', RUN_STATUSES) };
+}
+
+/**
+ * The tables a scrape may read: the counter rows, one per agent, whatever the history holds. Any
+ * other table in a scrape's plan is history read at every scrape.
+ */
+export const SCRAPE_TABLES = new Set(['agent_status_counts']);
