@@ -10,6 +10,8 @@ interface MetricSources {
   triggers: TriggerSupervisor;
   pipeline: RunPipeline;
   replicas?: ReplicaMembership;
+  /** Rows pruned by retention since start, by table (kept in memory: a scrape runs no SQL for them). */
+  retention?: { prunedTotals(): Record<string, number> };
 }
 
 /** Prometheus text format. The statement counter shows whether an idle process really is idle. */
@@ -61,6 +63,11 @@ export async function renderMetrics(sources: MetricSources): Promise<string> {
     '# HELP office_runs Runs by status.',
     '# TYPE office_runs gauge',
     ...Object.entries(runs).map(([status, n]) => `office_runs{status="${status}"} ${n}`),
+    ...(sources.retention ? [
+      '# HELP office_retention_pruned_total Rows retention pruned since start (OFFICE_RETENTION_DAYS), by table.',
+      '# TYPE office_retention_pruned_total counter',
+      ...Object.entries(sources.retention.prunedTotals()).map(([table, n]) => `office_retention_pruned_total{table="${table}"} ${n}`),
+    ] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
