@@ -159,6 +159,21 @@ export function retentionContract(name: string, factory: StoreFactory): void {
       expect(await withFold()).toEqual([]);
     });
 
+    it('prunes a parked event once its inbox item is resolved, and keeps one whose item is still open', async () => {
+      for (const i of [1, 2]) await write(async (tx) => { tx.emit('agent.created', { agent_id: `agt_${i}`, workspace_id: workspace.id, role: 'worker' }); });
+      const [resolved, open] = sut.published.map((event) => event.id).sort((a, b) => a - b) as [number, number];
+      await write(async (tx) => {
+        for (const [id, status] of [[resolved, 'resolved'], [open, 'open']] as const) {
+          await tx.outbox.park(id, 'failed every try', old);
+          await tx.inbox.insert({
+            id: `inb_${id}`, workspace_id: workspace.id, kind: 'event.parked', title: 'parked', body: '', agent_id: null, task_id: null, ref_id: String(id), status, created_at: old,
+          });
+        }
+      });
+      expect((await pruneAll()).event_outbox).toBe(1);
+      expect((await sut.inspect.rows<{ id: number }>('event_outbox')).map((row) => Number(row.id))).toEqual([open]);
+    });
+
     it('a pass starts once per interval, whichever replica asks', async () => {
       const hour = 3_600_000;
       expect(await write((tx) => tx.retention.beginPass('replica-a', t0, hour))).toBe(true);
