@@ -74,9 +74,9 @@ export function retentionContract(name: string, factory: StoreFactory): void {
       const queued = await wakeup({ status: 'queued' });
       const retrying = await wakeup({ status: 'scheduled_retry', scheduled_retry_at: recent, retry_count: 1 });
       await write(async (tx) => {
-        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_enqueued', agent_id: agent.id }, old);
-        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_enqueued', agent_id: agent.id, wakeup_id: queued.id }, old);
-        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_enqueued', agent_id: agent.id }, recent);
+        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_coalesced', agent_id: agent.id }, old);
+        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_coalesced', agent_id: agent.id, wakeup_id: queued.id }, old);
+        await tx.activity.insert({ workspace_id: workspace.id, code: 'wakeup_coalesced', agent_id: agent.id }, recent);
       });
       const routine = routineRow(agent, t0);
       const settled = routineRunRow(routine, old, { status: 'skipped', completed_at: old });
