@@ -62,6 +62,10 @@ const ConfigSchema = z.object({
   }).default([]),
   OFFICE_QUOTA_RELEASE_SPREAD_SEC: z.coerce.number().min(0).max(3600).default(30),
   OFFICE_TRANSCRIPT_MAX_BYTES: integer(1024, 256 * 1024 * 1024).default(1024 * 1024),
+  // A hundred years is "keep it": past that a cutoff would only mean a typo.
+  OFFICE_RETENTION_DAYS: z.string().regex(/^\d{1,5}$/, {
+    message: 'expected a whole number of days, such as 90 (0 keeps all history)',
+  }).transform(Number).refine((days) => days <= 36_500, { message: 'expected at most 36500 days (0 keeps all history)' }).default(90),
   OFFICE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   OFFICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OFFICE_INSPECT: optionalString,
@@ -104,6 +108,8 @@ export interface Config {
   quotaReleaseSpreadMs: number;
   /** How much of what a session printed its run keeps (the last bytes). */
   transcriptMaxBytes: number;
+  /** OFFICE_RETENTION_DAYS: ended history older than this many days is pruned; 0 keeps everything. */
+  retentionDays: number;
   /** The host's IANA time zone: a limit message's clock time with no zone ("try again at 3:35 AM") is read in it. */
   hostTimeZone: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -154,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     agentEnvNames: c.OFFICE_AGENT_ENV,
     quotaReleaseSpreadMs: Math.round(c.OFFICE_QUOTA_RELEASE_SPREAD_SEC * 1000),
     transcriptMaxBytes: c.OFFICE_TRANSCRIPT_MAX_BYTES,
+    retentionDays: c.OFFICE_RETENTION_DAYS,
     // The zone the host's clock shows (Node reads TZ into it).
     hostTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
     logLevel: c.OFFICE_LOG_LEVEL,

@@ -42,6 +42,7 @@ import { RoutineCatalogue } from './services/routines/catalogue.js';
 import { RoutineFiring } from './services/routines/firing.js';
 import { RoutineOutcomes } from './services/routines/outcomes.js';
 import { RoutineRouting } from './services/routines/routing.js';
+import { Retention } from './services/retention.js';
 import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
 import { WakeupService } from './services/wakeups.js';
@@ -71,6 +72,8 @@ export interface Scheduler {
   recovery: RecoverySweep;
   /** This process as one replica on the database: its leases, heartbeat and hand-overs. */
   replicas: ReplicaMembership;
+  /** Pruning of old history (OFFICE_RETENTION_DAYS), on its timer. */
+  retention: Retention;
   feed: LiveFeed;
   /** This scheduler's Prometheus registry (/metrics): a component adds its own figures with `registers: [metrics]`. */
   metrics: Registry;
@@ -220,10 +223,11 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       notifier.routineChanged(id);
     },
   });
+  const retention = new Retention({ store, clock, log, config, owner });
   const stopRelay = signals ? replicaSignals.relayTo(signals, bus) : () => undefined;
   const stopTaskFeed = feedTaskChanges(bus, feed);
 
-  const schedulerMetrics = new SchedulerMetrics(metrics, { store, supervisor, triggers, pipeline, replicas });
+  const schedulerMetrics = new SchedulerMetrics(metrics, { store, supervisor, triggers, pipeline, replicas, retention });
   const app = await buildApp({
     config, store, clock, org, tasks, wakeups, routines, runCancels, quotas, supervisor, feed, replicaId: owner,
     isReady: () => ready,
@@ -232,7 +236,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   assertAttached(committedEvents, agentActors, routineChanges);
 
   return {
-    app, store, events: bus, config, supervisor, triggers, recovery, replicas, feed, metrics,
+    app, store, events: bus, config, supervisor, triggers, recovery, replicas, retention, feed, metrics,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
       // First take this replica's agents (fencing out a dead process's leases: every agent with
@@ -256,6 +260,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       serverUrl.known(listeningUrl ?? `http://${config.host}:${config.port}`);
       await recovery.start();
       deliveries.start();
+      retention.start();
       ready = true;
       log.info({ url: listeningUrl, db: config.dbPath }, 'office scheduler ready');
       return { url: listeningUrl };
@@ -263,6 +268,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     async stop() {
       ready = false;
       recovery.stop();
+      await retention.stop();
       // No new claims or fires; sessions already running finish (or are marked interrupted) while
       // the API still answers their calls; whatever is still queued waits in the rows for the next boot.
       await triggers.stop();

@@ -104,6 +104,8 @@ export interface MetricSources {
   triggers: TriggerSupervisor;
   pipeline: RunPipeline;
   replicas?: ReplicaMembership;
+  /** Rows pruned by retention since start, by table (kept in memory: a scrape runs no SQL for them). */
+  retention?: { prunedTotals(): Record<string, number> };
 }
 
 /** The process's own figures (CPU, memory, event loop lag, GC, handles): one collector per process. */
@@ -142,6 +144,16 @@ export class SchedulerMetrics {
         collect() { this.reset(); this.inc(replicas.leaseRenewals); },
       });
       readGauge(registry, 'office_replicas_live', 'Live replicas on the database, as this replica\'s last heartbeat saw them.', () => replicas.liveReplicas.length);
+    }
+    if (sources.retention) {
+      const retention = sources.retention;
+      new Counter({
+        name: 'office_retention_pruned_total', help: 'Rows retention pruned since start (OFFICE_RETENTION_DAYS), by table.', labelNames: ['table'], registers: [registry],
+        collect() {
+          this.reset();
+          for (const [table, n] of Object.entries(retention.prunedTotals())) this.inc({ table }, n);
+        },
+      });
     }
     readGauge(registry, 'office_runs_in_flight', 'Sessions running in this process.', () => pipeline.runningCount);
     readGauge(registry, 'office_runs_unrecorded', 'Finished runs whose outcome waits in memory for the database to be writable.', () => pipeline.unrecordedCount);

@@ -44,6 +44,7 @@ import type { LeaseRepo, ReplicaRepo, SnapshotRepo } from './port/ownership.js';
 import type { DeliveryRepo, OutboxRepo } from './port/delivery.js';
 import type { TokenRepo, SessionRepo, ActivityRepo, InboxRepo } from './port/people.js';
 import type { Reads } from './port/reads.js';
+import type { RetentionRepo } from './port/retention.js';
 
 export type * from './port/org.js';
 export type * from './port/tasks.js';
@@ -55,6 +56,7 @@ export type * from './port/ownership.js';
 export type * from './port/delivery.js';
 export type * from './port/people.js';
 export type * from './port/stats.js';
+export type * from './port/retention.js';
 export type * from './port/reads.js';
 
 export interface Store {
@@ -109,6 +111,7 @@ export interface Tx {
   readonly tokens: TokenRepo;
   readonly quotas: QuotaRepo;
   readonly transcripts: TranscriptRepo;
+  readonly retention: RetentionRepo;
   /**
    * Records the event with this write: its in-transaction subscribers run inside this transaction,
    * before it commits; the others see it only after commit (from the outbox row it leaves).

@@ -134,6 +134,16 @@ describe('a bad configuration value throws a ConfigError naming the variable and
     expect(message).toMatch(/trailing slash/);
   });
 
+  it('OFFICE_RETENTION_DAYS takes a whole number of days up to 36500, 90 by default and 0 to keep everything', () => {
+    expect(loadConfig({}).retentionDays).toBe(90);
+    expect(loadConfig({ OFFICE_RETENTION_DAYS: '0' }).retentionDays).toBe(0);
+    expect(loadConfig({ OFFICE_RETENTION_DAYS: '365' }).retentionDays).toBe(365);
+    for (const bad of ['-1', '1.5', 'ninety', '', '30d']) {
+      expect(configErrorOf({ OFFICE_RETENTION_DAYS: bad })).toMatch(/OFFICE_RETENTION_DAYS=.*whole number of days, such as 90 \(0 keeps all history\)/);
+    }
+    expect(configErrorOf({ OFFICE_RETENTION_DAYS: '40000' })).toMatch(/OFFICE_RETENTION_DAYS="40000": expected at most 36500 days/);
+  });
+
   it('names every bad variable when several are wrong at once', () => {
     const message = configErrorOf({ OFFICE_PORT: 'abc', OFFICE_SQLITE_SYNC: 'OFF' });
     expect(message).toContain('OFFICE_PORT');

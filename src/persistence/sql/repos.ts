@@ -4,6 +4,7 @@ import { DeliveriesSql } from './deliveries.js';
 import type { Dialect } from './dialect.js';
 import { LeasesSql } from './leases.js';
 import { AgentsSql, ProjectsSql, WorkspacesSql } from './org.js';
+import { RetentionSql } from './retention.js';
 import { RunsSql } from './runs.js';
 import { SessionsSql } from './sessions.js';
 import { StatsSql } from './stats.js';
@@ -38,5 +39,6 @@ export function sharedRepos(dialect: Dialect) {
     deliveries: new DeliveriesSql(dialect),
     quotas: new QuotasSql(dialect),
     transcripts: new TranscriptsSql(dialect),
+    retention: new RetentionSql(dialect),
   };
 }

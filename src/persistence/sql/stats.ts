@@ -2,7 +2,7 @@
  * The charts' aggregates (StatsRepo), on both backends. The two dialects agree on all of it:
  * `@name` parameters, and integer `%` and `/` on the epoch-millisecond columns for the buckets.
  */
-import { BUCKET_MS, WAKEUP_OUTCOMES, type Bucket, type CostInBucket, type RunSpan, type WakeupOutcomeCount } from '../../domain/stats.js';
+import { BUCKET_MS, type Bucket, type CostInBucket, type RunSpan, type WakeupOutcomeCount } from '../../domain/stats.js';
 import type { StatsRepo, StatsScope } from '../store.js';
 import type { Dialect, SqlRunner } from './dialect.js';
 
@@ -14,13 +14,16 @@ function statsParams(scope: StatsScope, extra: Record<string, unknown> = {}) {
   };
 }
 
-const ENDED = WAKEUP_OUTCOMES.map((status) => `'${status}'`).join(', ');
-
-/** Ended wakeups by bucket (the start of the bucket their finished_at falls in) and status. */
+/**
+ * Ended wakeups by bucket and status, from the per-minute counters the wakeup triggers keep
+ * (wakeup_outcome_counts, SQLite migration 0031, PostgreSQL 0032), not the wakeup rows: retention
+ * prunes those, and the chart must not change when it does. A wakeup counts in the minute its
+ * finished_at falls in, so a range counts whole minutes.
+ */
 const WAKEUP_OUTCOMES_SQL = (agentCondition: string) => `
-  SELECT finished_at - finished_at % @size AS bucket, status, COUNT(*) AS count
-  FROM agent_wakeup_requests
-  WHERE workspace_id = @workspace_id AND finished_at >= @from AND finished_at < @to AND status IN (${ENDED}) ${agentCondition}
+  SELECT minute - minute % @size AS bucket, status, SUM(count) AS count
+  FROM wakeup_outcome_counts
+  WHERE workspace_id = @workspace_id AND minute >= @from AND minute < @to AND count > 0 ${agentCondition}
   GROUP BY bucket, status ORDER BY bucket, status`;
 
 /** Reported costs by bucket: the ledger is what budgets count, so the chart and the budgets agree. */

@@ -1,0 +1,4 @@
+import { retentionContract } from './retentionContract.js';
+import { postgresStoreFactory } from './postgresFactory.js';
+
+retentionContract('PostgreSQL', postgresStoreFactory);

@@ -1,0 +1,4 @@
+import { retentionContract } from './retentionContract.js';
+import { sqliteStoreFactory } from './factory.js';
+
+retentionContract('SQLite', sqliteStoreFactory);
