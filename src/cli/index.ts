@@ -11,6 +11,7 @@ import { DEMO, seedDemo } from './demo.js';
 import { table, time } from './format.js';
 import { listAgents, resolveAgent, resolveWorkspace, workspaceNames, workspaceQuery, type Workspace } from './lookup.js';
 import { startServer } from './server.js';
+import { mcpStdio } from './mcp.js';
 
 export const USAGE = `Usage: office-scheduler <command> [options]
 
@@ -26,6 +27,7 @@ Commands:
                                          create a named API token (admin only); its secret is printed once
   tokens list                            the API tokens, revoked ones too, without secrets (admin only)
   tokens revoke <id>                     revoke a token: it gets 401s, and its routines pause (admin only)
+  mcp                                    the agents' MCP server over stdio, inside an agent's run (OFFICE_RUN_TOKEN)
   help                                   this text
 
 Options: --json prints the API's JSON instead of a table. Agents and workspaces are named by name
@@ -99,6 +101,9 @@ async function run(argv: string[], io: Io): Promise<number> {
       if (sub === 'list') return wakeupsList(rest, io);
       if (sub === 'why') return wakeupsWhy(rest, io);
       return usage(sub ? `unknown command 'wakeups ${sub}'; expected 'wakeups list' or 'wakeups why <id>'` : "'wakeups' needs a subcommand: list or why");
+    case 'mcp':
+      parse(argv.slice(1), {}, 0);
+      return mcpStdio(io.env);
     case 'tokens':
       if (sub === 'create') return tokensCreate(rest, io);
       if (sub === 'list') return tokensList(rest, io);
