@@ -4,7 +4,7 @@
  * the exit code, resumed sessions and their refusal, each limit form, the transcript and budgets.
  * Real SQLite, real HTTP server.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,8 @@ describe('claude_code: what a run records', () => {
     expect(run.cli_session_id).toMatch(/^[0-9a-f-]{36}$/);
     const [invocation] = invocationsOf(record, run.id);
     expect(invocation!.argv).toEqual(['-p', ...CLAUDE_MCP_ARGS, '--output-format', 'stream-json', '--verbose', '--model', 'claude-opus-5-5']);
+    // The per-run MCP config, with the run token in it, is gone once the session ended.
+    expect(existsSync(invocation!.argv[2]!)).toBe(false);
     expect(invocation!.prompt).toBe(run.assembled_prompt);
     expect(invocation!.prompt).toContain(`# Task ${task.id}: Write the changelog`);
     expect(invocation!.session_id).toBe(run.cli_session_id);

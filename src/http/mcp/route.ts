@@ -11,12 +11,11 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MCP_PATH } from '../../domain/agentPrograms.js';
 import { ServiceError } from '../../services/errors.js';
 import { bearerOf, liveRunOfToken } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { createOfficeMcpServer, type OfficeApi } from './tools.js';
-
-export const MCP_PATH = '/mcp';
 
 /** The API as the run sees it: in process, with the run's own bearer token. */
 function inProcessApi(app: FastifyInstance, token: string): OfficeApi {

@@ -10,6 +10,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { OFFICE_MCP_SERVER } from '../../domain/agentPrograms.js';
 import { Id, MoveTaskBody, WakeDelaySec } from '../../domain/schemas.js';
 import { TERMINAL_TASK_STATES, type TaskState } from '../../domain/types.js';
 
@@ -25,8 +26,6 @@ export interface RunIdentity {
   workspaceId: string;
   taskId: string | null;
 }
-
-export const MCP_SERVER_NAME = 'office-scheduler';
 
 /** A refusal or a bad request, as the agent reads it: the status and the API's own reason. */
 export class ApiRefusal extends Error {}
@@ -60,7 +59,7 @@ const path = (template: string, id: string) => template.replace(':id', encodeURI
 const TaskIdArg = Id.optional().describe('The task\'s id. Leave it out for the task this run is working on.');
 
 export function createOfficeMcpServer(api: OfficeApi, me: RunIdentity): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: '1' }, {
+  const server = new McpServer({ name: OFFICE_MCP_SERVER, version: '1' }, {
     instructions: 'Tools for your work in Office Scheduler, acting as your agent for as long as this run lasts. '
       + (me.taskId ? `This run works on task ${me.taskId}; tools that take task_id default to it.` : 'This run has no task of its own: pass task_id.'),
   });
