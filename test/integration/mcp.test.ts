@@ -87,6 +87,9 @@ describe('/mcp credentials', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     }
+    // Stateless: no server-sent stream to open and no session to end.
+    expect((await h!.api('GET', '/mcp', undefined, mcpHeaders)).status).toBe(405);
+    expect((await h!.api('DELETE', '/mcp')).status).toBe(405);
   });
 });
 

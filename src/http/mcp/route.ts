@@ -49,7 +49,7 @@ export function mcpRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     // Outside /api/office/, so the route checks its own credential: a live run token, and nothing else.
     app.route({
-      method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, schema: { hide: true }, config: { access: 'public' },
+      method: 'POST', url: MCP_PATH, schema: { hide: true }, config: { access: 'public' },
       handler: async (request, reply) => {
         const token = bearerOf(request);
         const run = token ? await liveRunOfToken(ctx.store, token) : null;
@@ -60,7 +60,7 @@ export function mcpRoutes(ctx: AppContext) {
         const server = createOfficeMcpServer(inProcessApi(app, token), {
           runId: run.id, agentId: run.agent_id, workspaceId: run.workspace_id, taskId: run.task_id,
         });
-        // No session id: stateless. A GET (a stream for server-sent news) or DELETE (ending a session) is answered 405 by the transport.
+        // No session id: stateless.
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         try {
           await server.connect(transport);
@@ -69,6 +69,12 @@ export function mcpRoutes(ctx: AppContext) {
           await server.close();
         }
       },
+    });
+    // Stateless: no stream of server-sent news to open (GET), no session to end (DELETE).
+    app.route({
+      method: ['GET', 'DELETE'], url: MCP_PATH, schema: { hide: true }, config: { access: 'public' },
+      handler: async (_request, reply) => reply.code(405).header('allow', 'POST')
+        .send({ error: { code: 'bad_request', message: 'the MCP server is stateless: send each request as a POST' } }),
     });
   };
 }
