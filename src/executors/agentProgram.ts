@@ -4,7 +4,8 @@
  * as it is written; this module turns what it read into the run's outcome and its record (usage,
  * cost, session id), and retries a resume the program refused with the full prompt, once, at once.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MCP_PATH, PROGRAM_NAMES, costOfUsage, roundUsd, usageSince, type Usage } from '../domain/agentPrograms.js';
@@ -25,10 +26,10 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
   const attempt = async (spec: AgentProgramSpec, request: LaunchRequest, prompt: string, resume: ResumeRequest | null): Promise<Attempt> => {
     const resumeSessionId = resume?.sessionId ?? null;
     const parser = adapter.parser({ resumeSessionId });
-    const handOff = await mcpHandOff(spec, request);
+    const handOff = mcpHandOff(spec, request);
     try {
       const invocation = adapter.invocation({ prompt, model: spec.model, resumeSessionId, extraArgs: spec.args ?? [], mcp: handOff });
-      await writeHandOffFiles(invocation);
+      if (handOff) await writeHandOffFiles(handOff, invocation);
       return await run(spec, request, parser, invocation, resumeSessionId, { prompt, resumed: resume });
     } finally {
       if (handOff) await rm(handOff.dir, { recursive: true, force: true });
@@ -36,7 +37,7 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
   };
 
   const run = async (
-    spec: AgentProgramSpec, request: LaunchRequest, parser: ProgramParser, { args, stdin, env }: Invocation, resumeSessionId: string | null,
+    spec: AgentProgramSpec, request: LaunchRequest, parser: ProgramParser, { args, stdin }: Invocation, resumeSessionId: string | null,
     asked: Pick<Attempt, 'prompt' | 'resumed'>,
   ): Promise<Attempt> => {
     // A refused resume is stopped as soon as it shows: a program that starts afresh on the delta
@@ -49,8 +50,7 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
     try {
       const outcome = await runProcess({
         command: spec.command ?? PROGRAM_NAMES[adapter.kind].command, args, cwd: spec.cwd,
-        // The executor's own env wins over what the hand-off adds.
-        env: { ...env, ...sessionEnvironment(spec.env, request) }, stdin, timeoutSec: spec.timeout_sec,
+        env: sessionEnvironment(spec.env, request), stdin, timeoutSec: spec.timeout_sec,
       }, { ...request, signal: refused.signal }, (stream, line) => {
         const events = parser.line(stream, line);
         if (events.length > 0) request.onTranscript?.(events);
@@ -78,15 +78,19 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
   };
 }
 
-/** The run's MCP server for the program, unless the executor says `mcp: false`: in a fresh folder that only this user can read. */
-async function mcpHandOff(spec: AgentProgramSpec, request: LaunchRequest): Promise<McpHandOff | null> {
+/**
+ * The run's MCP server for the program, unless the executor says `mcp: false`. Its folder is made
+ * only for a program that takes its configuration from a file, and only this user can read it.
+ */
+function mcpHandOff(spec: AgentProgramSpec, request: LaunchRequest): McpHandOff | null {
   if (spec.mcp === false || !request.apiUrl || !request.runToken) return null;
-  const dir = await mkdtemp(join(tmpdir(), 'office-mcp-'));
-  return { url: `${request.apiUrl}${MCP_PATH}`, token: request.runToken, dir };
+  return { url: `${request.apiUrl}${MCP_PATH}`, token: request.runToken, dir: join(tmpdir(), `office-mcp-${randomUUID()}`) };
 }
 
-async function writeHandOffFiles(invocation: Invocation): Promise<void> {
-  for (const file of invocation.files ?? []) await writeFile(file.path, file.content, { mode: 0o600 });
+async function writeHandOffFiles(handOff: McpHandOff, invocation: Invocation): Promise<void> {
+  if (!invocation.files?.length) return;
+  await mkdir(handOff.dir, { mode: 0o700 });
+  for (const file of invocation.files) await writeFile(file.path, file.content, { mode: 0o600 });
 }
 
 function resultOf(adapter: ProgramAdapter, spec: AgentProgramSpec, attempt: Attempt, resumeRefused: boolean): LaunchResult {

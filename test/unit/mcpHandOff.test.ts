@@ -36,21 +36,15 @@ describe('MCP hand-off', () => {
     noTokenIn(invocation.args);
   });
 
-  it('gemini_cli: a per-run system-defaults settings file with mcpServers (httpUrl, headers, trust), named by GEMINI_CLI_SYSTEM_DEFAULTS_PATH', () => {
+  it('gemini_cli: nothing, since its settings files are the user\'s own or root\'s', () => {
     const invocation = PROGRAM_ADAPTERS.gemini_cli.invocation({ ...base, mcp });
-    expect(invocation.args).toEqual(['--output-format', 'stream-json', '--extra']);
-    expect(invocation.env).toEqual({ GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/tmp/office-mcp-abc/gemini-system-defaults.json' });
-    expect(JSON.parse(invocation.files![0]!.content)).toEqual({
-      mcpServers: { 'office-scheduler': { httpUrl: mcp.url, headers: { Authorization: 'Bearer run-token-secret' }, trust: true } },
-    });
-    noTokenIn(invocation.args);
+    expect(invocation).toEqual({ args: ['--output-format', 'stream-json', '--extra'], stdin: 'P' });
   });
 
   it('hands nothing over with no hand-off (an executor with mcp: false)', () => {
     for (const adapter of Object.values(PROGRAM_ADAPTERS)) {
       const invocation = adapter.invocation({ ...base, mcp: null });
       expect(invocation.files).toBeUndefined();
-      expect(invocation.env).toBeUndefined();
       expect(invocation.args.join(' ')).not.toMatch(/mcp/);
     }
   });

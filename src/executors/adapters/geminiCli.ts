@@ -12,11 +12,9 @@
  *   ("Attempt 1 failed: … Your quota will reset after 1h49m8s.. Retrying after 6639748ms..."): such
  *   a session is stopped, and the scheduler holds the quota until the reset.
  */
-import { join } from 'node:path';
-import { OFFICE_MCP_SERVER } from '../../domain/agentPrograms.js';
 import { isRateLimitError } from '../../domain/rateLimit.js';
 import type { OutputStream, TranscriptEvent } from '../types.js';
-import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type Invocation, type McpHandOff, type ProgramAdapter } from './types.js';
+import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type ProgramAdapter } from './types.js';
 
 const RESUME_NOT_FOUND = /Error resuming session/i;
 
@@ -29,31 +27,21 @@ const OWN_RETRY = /Attempt \d+ failed: (.*)Retrying after (\d+)ms/i;
  */
 const LONGEST_OWN_WAIT_MS = 5 * 60_000;
 
-/**
- * Gemini CLI takes MCP servers from settings files only. GEMINI_CLI_SYSTEM_DEFAULTS_PATH points its
- * lowest-precedence settings at a per-run file, whose `mcpServers` it merges with the user's own
- * (a shallow merge by server name), so the user's settings files are left alone. `trust` lets a
- * non-interactive session call the tools without a confirmation it cannot answer. An executor whose
- * `env` sets GEMINI_CLI_SYSTEM_DEFAULTS_PATH itself keeps its own file, and gets no hand-off.
- */
-function mcpSettings(mcp: McpHandOff): Pick<Invocation, 'files' | 'env'> {
-  const path = join(mcp.dir, 'gemini-system-defaults.json');
-  const server = { httpUrl: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` }, trust: true };
-  return {
-    files: [{ path, content: JSON.stringify({ mcpServers: { [OFFICE_MCP_SERVER]: server } }) }],
-    env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: path },
-  };
-}
-
 export const geminiCli: ProgramAdapter = {
   kind: 'gemini_cli',
   runningTotals: { usage: false, cost: false },
 
-  invocation({ prompt, model, resumeSessionId, extraArgs, mcp }) {
+  /**
+   * No MCP hand-off: Gemini CLI reads MCP servers only from settings files, the user's own or the
+   * system ones, which it skips unless root owns them and no one else can write their folders (a
+   * per-run file in a temp folder is refused). The README shows the one entry a user adds to their
+   * own settings, which reads OFFICE_API_URL and OFFICE_RUN_TOKEN from each session's environment.
+   */
+  invocation({ prompt, model, resumeSessionId, extraArgs }) {
     const args = ['--output-format', 'stream-json'];
     if (model !== undefined) args.push('--model', model);
     if (resumeSessionId !== null) args.push('--resume', resumeSessionId);
-    return { args: [...args, ...extraArgs], stdin: prompt, ...(mcp ? mcpSettings(mcp) : {}) };
+    return { args: [...args, ...extraArgs], stdin: prompt };
   },
 
   parser() {

@@ -28,14 +28,12 @@ export interface McpHandOff {
   dir: string;
 }
 
-/** The program's arguments, what goes on its stdin, and the per-run files and variables its MCP configuration needs. */
+/** The program's arguments, what goes on its stdin, and the per-run files its MCP configuration needs. */
 export interface Invocation {
   args: string[];
   stdin: string;
   /** Written (mode 0600) into the hand-off's folder before the session starts; the folder goes when it ends. */
   files?: { path: string; content: string }[];
-  /** Added to the session's environment, under what the executor's own `env` says. */
-  env?: Record<string, string>;
 }
 
 /** What a session said about itself, read from its output once it ended. */
