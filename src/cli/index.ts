@@ -11,6 +11,7 @@ import { commandList, helpOf, runCommand, type Command } from './command.js';
 import { API_COMMANDS } from './commands/index.js';
 import { DEMO, seedDemo } from './demo.js';
 import { startServer } from './server.js';
+import { mcpStdio } from './mcp.js';
 
 export type { Io } from './args.js';
 
@@ -21,6 +22,7 @@ ${commandList([
   ['serve', 'start the scheduler (builds the dashboard first if needed)'],
   ['demo', 'start the scheduler with a demo workspace (database ./data/demo.db)'],
   ...API_COMMANDS.map((c): [string, string] => [c.name, c.summary]),
+  ['mcp', 'the agents\' MCP server over stdio, inside an agent\'s run (OFFICE_RUN_TOKEN)'],
   ['help [<command>]', 'this text, or a command\'s forms and options (also: office-scheduler <command> --help)'],
 ])}
 
@@ -71,6 +73,9 @@ async function run(argv: string[], io: Io): Promise<number> {
       parse(argv.slice(1), {}, 0);
       io.out(`office-scheduler ${version()}`);
       return EXIT.ok;
+    case 'mcp':
+      parse(argv.slice(1), {}, 0);
+      return mcpStdio(io.env);
     default:
       return runApiCommand(command, argv.slice(1), io);
   }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { selfWakeKey } from '../domain/idempotency.js';
+import { WakeDelaySec } from '../domain/schemas.js';
 import { provenanceOf } from '../domain/provenance.js';
 import { buildContinuationSummary, routineSummaryScope } from '../domain/summary.js';
 import { TASK_STATES, type Run } from '../domain/types.js';
@@ -22,7 +23,7 @@ const DAY_MS = 86_400_000;
 
 /** The follow-ups an agent may ask for in result_json.actions. */
 export const AgentActionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('self_wake'), reason: z.string().min(1).max(2000), delay_sec: z.number().min(0).max(30 * 86_400).optional() }),
+  z.object({ type: z.literal('self_wake'), reason: z.string().min(1).max(2000), delay_sec: WakeDelaySec.optional() }),
   z.object({ type: z.literal('comment'), task_id: z.string().min(1), body: z.string().min(1).max(100_000) }),
   z.object({ type: z.literal('move_task'), task_id: z.string().min(1), state: z.enum(TASK_STATES) }),
 ]);

@@ -124,3 +124,7 @@ export function quotaKeyOf(kind: AgentProgramKind, sessionEnv: Readonly<Record<s
   for (const name of present) hash.update(`${name}=${sessionEnv[name]}\0`);
   return `${kind}:${hash.digest('hex').slice(0, 16)}`;
 }
+
+/** The scheduler's MCP server, as the agent programs are told of it: its name in their config, and its path under OFFICE_API_URL. */
+export const OFFICE_MCP_SERVER = 'office-scheduler';
+export const MCP_PATH = '/mcp';

@@ -41,6 +41,7 @@ const agentProgramExecutor = <K extends AgentProgramKind>(kind: K) => z.strictOb
   env: z.record(z.string().max(256), z.string().max(65_536)).optional(),
   timeout_sec: z.number().positive().max(7 * 86_400).optional(),
   prices: PricesSchema.optional(),
+  mcp: z.boolean().optional().describe("Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true."),
 });
 
 export const ClaudeCodeExecutorSchema = agentProgramExecutor('claude_code');

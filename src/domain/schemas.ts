@@ -9,6 +9,7 @@ import { CATCH_UP_POLICIES, CONCURRENCY_POLICIES } from './routines.js';
 import { VariableDeclsSchema } from './templates.js';
 import { AGENT_ROLES, TASK_STATES, WAKEUP_STATUSES } from './types.js';
 import { WAKEUP_SOURCES } from './wakeupSources.js';
+import { MAX_WAKE_DELAY_SEC } from './wakeDelay.js';
 import { isValidTimeZone } from './cron.js';
 
 export const Id = z.string().min(1).max(200);
@@ -54,11 +55,16 @@ export const PatchAgentBody = CreateAgentBody.omit({ workspace_id: true })
 
 export const IdempotencyKey = z.string().min(1).max(200);
 
+export const WakeDelaySec = z.number().min(0).max(MAX_WAKE_DELAY_SEC);
+
 export const WakeAgentBody = z.strictObject({
   reason: z.string().max(2000).optional(),
   context: JsonObject.optional(),
   /** A repeat within the idempotency window answers with the first wakeup (also as the Idempotency-Key header). */
   idempotency_key: IdempotencyKey.optional(),
+  /** A wake for later (wakeDelay.ts): seconds from now, or a time; not both. */
+  delay_sec: WakeDelaySec.optional(),
+  at: z.iso.datetime({ offset: true }).optional(),
 });
 
 const TaskIds = z.array(Id).max(500);

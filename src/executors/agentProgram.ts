@@ -4,9 +4,13 @@
  * as it is written; this module turns what it read into the run's outcome and its record (usage,
  * cost, session id), and retries a resume the program refused with the full prompt, once, at once.
  */
-import { PROGRAM_NAMES, costOfUsage, roundUsd, usageSince, type Usage } from '../domain/agentPrograms.js';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MCP_PATH, PROGRAM_NAMES, costOfUsage, roundUsd, usageSince, type Usage } from '../domain/agentPrograms.js';
 import type { AgentProgramSpec } from '../domain/executors.js';
-import type { ParsedSession, ProgramAdapter } from './adapters/types.js';
+import type { Invocation, McpHandOff, ParsedSession, ProgramAdapter, ProgramParser } from './adapters/types.js';
 import { failedResult, notStartedResult, okResult, timedOutResult } from './output.js';
 import { endingOf, runProcess, sessionEnvironment, spawnFailedResult, type ProcessOutcome } from './process.js';
 import type { Executor, LaunchRequest, LaunchResult, ResumeRequest, SessionReport, SessionTotals } from './types.js';
@@ -22,7 +26,20 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
   const attempt = async (spec: AgentProgramSpec, request: LaunchRequest, prompt: string, resume: ResumeRequest | null): Promise<Attempt> => {
     const resumeSessionId = resume?.sessionId ?? null;
     const parser = adapter.parser({ resumeSessionId });
-    const { args, stdin } = adapter.invocation({ prompt, model: spec.model, resumeSessionId, extraArgs: spec.args ?? [] });
+    const handOff = mcpHandOff(spec, request);
+    try {
+      const invocation = adapter.invocation({ prompt, model: spec.model, resumeSessionId, extraArgs: spec.args ?? [], mcp: handOff });
+      if (handOff) await writeHandOffFiles(handOff, invocation);
+      return await run(spec, request, parser, invocation, resumeSessionId, { prompt, resumed: resume });
+    } finally {
+      if (handOff) await rm(handOff.dir, { recursive: true, force: true });
+    }
+  };
+
+  const run = async (
+    spec: AgentProgramSpec, request: LaunchRequest, parser: ProgramParser, { args, stdin }: Invocation, resumeSessionId: string | null,
+    asked: Pick<Attempt, 'prompt' | 'resumed'>,
+  ): Promise<Attempt> => {
     // A refused resume is stopped as soon as it shows: a program that starts afresh on the delta
     // prompt instead (Codex starts a new thread) would work on a task it has never been told about.
     // So is a session that would sleep out a quota reset by itself, holding the agent's slot.
@@ -40,7 +57,7 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
         const said = parser.result();
         if ((resumeSessionId !== null && said.resumeRefused) || said.waitsForQuota !== null) refused.abort();
       });
-      return { outcome, session: parser.result(), prompt, resumed: resume };
+      return { outcome, session: parser.result(), ...asked };
     } finally {
       request.signal?.removeEventListener('abort', stop);
     }
@@ -59,6 +76,21 @@ export function agentProgramExecutor(adapter: ProgramAdapter): Executor<AgentPro
       return resultOf(adapter, spec, second, true);
     },
   };
+}
+
+/**
+ * The run's MCP server for the program, unless the executor says `mcp: false`. Its folder is made
+ * only for a program that takes its configuration from a file, and only this user can read it.
+ */
+function mcpHandOff(spec: AgentProgramSpec, request: LaunchRequest): McpHandOff | null {
+  if (spec.mcp === false || !request.apiUrl || !request.runToken) return null;
+  return { url: `${request.apiUrl}${MCP_PATH}`, token: request.runToken, dir: join(tmpdir(), `office-mcp-${randomUUID()}`) };
+}
+
+async function writeHandOffFiles(handOff: McpHandOff, invocation: Invocation): Promise<void> {
+  if (!invocation.files?.length) return;
+  await mkdir(handOff.dir, { mode: 0o700 });
+  for (const file of invocation.files) await writeFile(file.path, file.content, { mode: 0o600 });
 }
 
 function resultOf(adapter: ProgramAdapter, spec: AgentProgramSpec, attempt: Attempt, resumeRefused: boolean): LaunchResult {

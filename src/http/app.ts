@@ -17,6 +17,7 @@ import { statsRoutes } from './routes/stats.js';
 import { sessionRoutes } from './routes/session.js';
 import { systemRoutes } from './routes/system.js';
 import { taskRoutes } from './routes/tasks.js';
+import { mcpRoutes } from './mcp/route.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './dashboard.js';
 import { registerCompression } from './compression.js';
@@ -57,6 +58,7 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   await app.register(routineRoutes(ctx));
   await app.register(tokenRoutes(ctx, logger));
   await app.register(webhookRoutes(ctx));
+  await app.register(mcpRoutes(ctx));
   await app.register(sessionRoutes());
   await app.register(docsRoutes());
   await app.register(dashboardRoutes());

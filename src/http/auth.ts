@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isRouteAccess, personMay, type RouteAccess } from '../domain/access.js';
 import { hashRunToken } from '../domain/runTokens.js';
 import { scopeReadForRunToken, type RecordKind, type RunTokenScope } from '../domain/runTokenScope.js';
+import type { Run } from '../domain/types.js';
 import type { Reads, Store } from '../persistence/store.js';
 import { ServiceError, forbidden } from '../services/errors.js';
 import { principalOfSessionCookie } from './session.js';
@@ -49,7 +50,7 @@ function isOfficeApi(request: FastifyRequest): boolean {
   }
 }
 
-function bearerOf(request: FastifyRequest): string | null {
+export function bearerOf(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) {
     const token = request.routeOptions.config?.queryToken ? (request.query as { token?: unknown } | undefined)?.token : undefined;
@@ -90,8 +91,8 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
         request.credential = 'token';
         return;
       }
-      const run = await store.query((tx) => tx.runs.byTokenHash(hashRunToken(bearer)));
-      if (run && run.status === 'running') {
+      const run = await liveRunOfToken(store, bearer);
+      if (run) {
         request.principal = { kind: 'agent', agentId: run.agent_id, workspaceId: run.workspace_id, runId: run.id };
         request.credential = 'token';
         if (isRead(request)) {
@@ -111,6 +112,12 @@ export function registerAuth(app: FastifyInstance, store: Store, apiToken: strin
   });
   registerRunTokenReadScope(app, store);
   registerPersonAccess(app);
+}
+
+/** The run a run token belongs to, while that run is running; null for any other secret, and once the run ended. */
+export async function liveRunOfToken(store: Store, token: string): Promise<Run | null> {
+  const run = await store.query((tx) => tx.runs.byTokenHash(hashRunToken(token)));
+  return run && run.status === 'running' ? run : null;
 }
 
 /**

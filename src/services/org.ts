@@ -252,7 +252,7 @@ export class OrgService {
   }
 
   /** A person's wake: `userId` is their token id ("admin" for the bootstrap token and the open mode). */
-  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId: string = BOOTSTRAP_ADMIN_ID): Promise<EnqueueOutcome> {
+  wake(agentId: string, body: z.output<typeof WakeAgentBody>, userId: string = BOOTSTRAP_ADMIN_ID, notBefore?: number): Promise<EnqueueOutcome> {
     return this.deps.store.transaction(async (tx) => {
       const agent = await tx.agents.get(agentId);
       if (!agent || agent.deleted_at !== null) throw notFound('agent', agentId);
@@ -262,6 +262,7 @@ export class OrgService {
         reason: body.reason ?? 'woken by a person',
         payload: { user_id: userId, ...(body.reason ? { reason: body.reason } : {}), ...(body.context ? { context: body.context } : {}) },
         idempotency_key: body.idempotency_key ? clientWakeKey('user', agentId, body.idempotency_key) : null,
+        not_before: notBefore,
       }, this.deps.clock.now());
     });
   }

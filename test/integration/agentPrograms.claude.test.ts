@@ -4,13 +4,16 @@
  * the exit code, resumed sessions and their refusal, each limit form, the transcript and budgets.
  * Real SQLite, real HTTP server.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
 import { invocationsOf, programExecutor } from '../helpers/agentPrograms.js';
 import { apiClient } from '../helpers/client.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+
+/** The scheduler's MCP server, handed over in a per-run file (its token is in no argument). */
+const CLAUDE_MCP_ARGS = ['--mcp-config', expect.stringMatching(/office-mcp-[^/]+\/claude-mcp\.json$/), '--allowedTools', 'mcp__office-scheduler'];
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -50,7 +53,9 @@ describe('claude_code: what a run records', () => {
     });
     expect(run.cli_session_id).toMatch(/^[0-9a-f-]{36}$/);
     const [invocation] = invocationsOf(record, run.id);
-    expect(invocation!.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--model', 'claude-opus-5-5']);
+    expect(invocation!.argv).toEqual(['-p', ...CLAUDE_MCP_ARGS, '--output-format', 'stream-json', '--verbose', '--model', 'claude-opus-5-5']);
+    // The per-run MCP config, with the run token in it, is gone once the session ended.
+    expect(existsSync(invocation!.argv[2]!)).toBe(false);
     expect(invocation!.prompt).toBe(run.assembled_prompt);
     expect(invocation!.prompt).toContain(`# Task ${task.id}: Write the changelog`);
     expect(invocation!.session_id).toBe(run.cli_session_id);
@@ -135,7 +140,7 @@ describe('claude_code: resumed sessions', () => {
     const second = await h.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run');
 
     const [invocation] = invocationsOf(record, second.id);
-    expect(invocation!.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--resume', first.cli_session_id]);
+    expect(invocation!.argv).toEqual(['-p', ...CLAUDE_MCP_ARGS, '--output-format', 'stream-json', '--verbose', '--resume', first.cli_session_id]);
     expect(invocation!.prompt).toMatch(/^# Resume/);
     expect(invocation!.prompt).toContain('New: add a currency column');
     expect(invocation!.prompt).not.toContain('BRIEF-7731');

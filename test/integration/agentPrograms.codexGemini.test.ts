@@ -13,6 +13,12 @@ import { invocationsOf, programExecutor, type ProgramOptions } from '../helpers/
 import { apiClient } from '../helpers/client.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
+/** The scheduler's MCP server for this session only; the token stays in OFFICE_RUN_TOKEN. */
+const CODEX_MCP_ARGS = [
+  '-c', expect.stringMatching(/^mcp_servers\.office-scheduler\.url="http:\/\/127\.0\.0\.1:\d+\/mcp"$/),
+  '-c', 'mcp_servers.office-scheduler.bearer_token_env_var="OFFICE_RUN_TOKEN"',
+];
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.stop();
@@ -73,7 +79,7 @@ describe('codex: what a run records', () => {
       cost_usd: 0.000675, cost_note: expect.stringContaining('prices'), result_json: { result: 'Done: the task is handled.' },
     });
     const [invocation] = invocationsOf(record, run.id);
-    expect(invocation!.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--model', 'gpt-5.5', '-']);
+    expect(invocation!.argv).toEqual(['exec', ...CODEX_MCP_ARGS, '--json', '--skip-git-repo-check', '--model', 'gpt-5.5', '-']);
     expect(run.cli_session_id).toBe(invocation!.session_id);
   });
 
@@ -94,7 +100,7 @@ describe('codex: what a run records', () => {
     await post(`/api/office/tasks/${task.id}/comments`, { body: 'Also the lexer', author_type: 'user', author_id: 'pm' });
     const second = await h.waitFor(async () => (await listRuns({ agent_id: agentId })).find((r) => r.id !== first.id && r.status === 'succeeded'), 'the resumed run');
     const [invocation] = invocationsOf(record, second.id);
-    expect(invocation!.argv).toEqual(['exec', '--json', '--skip-git-repo-check', 'resume', first.cli_session_id, '-']);
+    expect(invocation!.argv).toEqual(['exec', ...CODEX_MCP_ARGS, '--json', '--skip-git-repo-check', 'resume', first.cli_session_id, '-']);
     expect(invocation!.prompt).toMatch(/^# Resume/);
     // The recorded resumed turn reports 2400 input, 2000 cached, 60 output: the thread's total after two turns.
     expect(second.usage).toEqual({ input_tokens: 1200, output_tokens: 30, cached_input_tokens: 1000 });

@@ -11,9 +11,26 @@
  * - A limit on a subscription is a `rate_limit_event` (OAuth only) and the result text "You've hit
  *   your limit · resets 5pm (Europe/Warsaw)", all on stdout: its text goes to rate-limit parsing.
  */
-import type { Usage } from '../../domain/agentPrograms.js';
+import { join } from 'node:path';
+import { OFFICE_MCP_SERVER, type Usage } from '../../domain/agentPrograms.js';
 import type { OutputStream, TranscriptEvent } from '../types.js';
-import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type ProgramAdapter } from './types.js';
+import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type McpHandOff, type ProgramAdapter } from './types.js';
+
+/**
+ * `--mcp-config <file>` adds the server to the user's own (a file, not the JSON inline, so that the
+ * token is not in the process list), and `--allowedTools mcp__<server>` lets a non-interactive
+ * session call its tools. Both options take several values, so an option always follows them.
+ */
+function mcpArgs(mcp: McpHandOff): string[] {
+  return ['--mcp-config', mcpConfigPath(mcp), '--allowedTools', `mcp__${OFFICE_MCP_SERVER}`];
+}
+
+const mcpConfigPath = (mcp: McpHandOff) => join(mcp.dir, 'claude-mcp.json');
+
+function mcpConfigFile(mcp: McpHandOff): { path: string; content: string } {
+  const server = { type: 'http', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } };
+  return { path: mcpConfigPath(mcp), content: JSON.stringify({ mcpServers: { [OFFICE_MCP_SERVER]: server } }) };
+}
 
 /** What Claude Code prints on stderr when `--resume` names no session it has. */
 const RESUME_NOT_FOUND = /No conversation found with session ID/i;
@@ -25,12 +42,12 @@ export const claudeCode: ProgramAdapter = {
   kind: 'claude_code',
   runningTotals: { usage: false, cost: true },
 
-  invocation({ prompt, model, resumeSessionId, extraArgs }) {
+  invocation({ prompt, model, resumeSessionId, extraArgs, mcp }) {
     // stream-json needs --verbose with --print; the prompt goes on stdin, so no argument can be mistaken for a flag.
-    const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+    const args = ['-p', ...(mcp ? mcpArgs(mcp) : []), '--output-format', 'stream-json', '--verbose'];
     if (model !== undefined) args.push('--model', model);
     if (resumeSessionId !== null) args.push('--resume', resumeSessionId);
-    return { args: [...args, ...extraArgs], stdin: prompt };
+    return { args: [...args, ...extraArgs], stdin: prompt, ...(mcp ? { files: [mcpConfigFile(mcp)] } : {}) };
   },
 
   parser() {

@@ -9,8 +9,19 @@
  * - `codex exec resume <id>` of a thread it does not have starts a new thread: that is a refused
  *   resume, seen in `thread.started`.
  */
+import { OFFICE_MCP_SERVER } from '../../domain/agentPrograms.js';
 import type { OutputStream, TranscriptEvent } from '../types.js';
-import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type ProgramAdapter } from './types.js';
+import { emptySession, jsonLine, numberOf, objectOf, plainLine, stringOf, type McpHandOff, type ProgramAdapter } from './types.js';
+
+/**
+ * `-c mcp_servers.<server>…` adds the server for this session only, over the user's config.toml;
+ * `bearer_token_env_var` names the variable that holds the token (the session has OFFICE_RUN_TOKEN),
+ * so the token itself is in no argument.
+ */
+function mcpArgs(mcp: McpHandOff): string[] {
+  const key = `mcp_servers.${OFFICE_MCP_SERVER}`;
+  return ['-c', `${key}.url=${JSON.stringify(mcp.url)}`, '-c', `${key}.bearer_token_env_var="OFFICE_RUN_TOKEN"`];
+}
 
 /** Codex's own reconnect attempts, which it reports as `error` events before it gives up or succeeds. */
 const RECONNECTING = /^Reconnecting\.\.\./;
@@ -22,8 +33,8 @@ export const codex: ProgramAdapter = {
   kind: 'codex',
   runningTotals: { usage: true, cost: false },
 
-  invocation({ prompt, model, resumeSessionId, extraArgs }) {
-    const args = ['exec', '--json', '--skip-git-repo-check'];
+  invocation({ prompt, model, resumeSessionId, extraArgs, mcp }) {
+    const args = ['exec', ...(mcp ? mcpArgs(mcp) : []), '--json', '--skip-git-repo-check'];
     if (model !== undefined) args.push('--model', model);
     if (resumeSessionId !== null) args.push('resume', resumeSessionId);
     // `-`: the prompt is read from stdin, so nothing in it can be taken for a flag.

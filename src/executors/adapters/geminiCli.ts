@@ -31,6 +31,12 @@ export const geminiCli: ProgramAdapter = {
   kind: 'gemini_cli',
   runningTotals: { usage: false, cost: false },
 
+  /**
+   * No MCP hand-off: Gemini CLI reads MCP servers only from settings files, the user's own or the
+   * system ones, which it skips unless root owns them and no one else can write their folders (a
+   * per-run file in a temp folder is refused). The README shows the one entry a user adds to their
+   * own settings, which reads OFFICE_API_URL and OFFICE_RUN_TOKEN from each session's environment.
+   */
   invocation({ prompt, model, resumeSessionId, extraArgs }) {
     const args = ['--output-format', 'stream-json'];
     if (model !== undefined) args.push('--model', model);

@@ -14,12 +14,26 @@ export interface InvocationOptions {
   resumeSessionId: string | null;
   /** The executor's `args`: added after the ones the adapter chooses. */
   extraArgs: readonly string[];
+  /** The scheduler's MCP server to hand to the program; absent or null: none (the executor says `mcp: false`). */
+  mcp?: McpHandOff | null | undefined;
 }
 
-/** The program's arguments and what goes on its stdin. */
+/**
+ * The scheduler's MCP server for one run: its URL, the run token, and a folder private to the run,
+ * for a program whose MCP configuration is read from a file. Never the user's own config files.
+ */
+export interface McpHandOff {
+  url: string;
+  token: string;
+  dir: string;
+}
+
+/** The program's arguments, what goes on its stdin, and the per-run files its MCP configuration needs. */
 export interface Invocation {
   args: string[];
   stdin: string;
+  /** Written (mode 0600) into the hand-off's folder before the session starts; the folder goes when it ends. */
+  files?: { path: string; content: string }[];
 }
 
 /** What a session said about itself, read from its output once it ended. */

@@ -12,6 +12,7 @@ import { requireWorkspace } from '../../services/org.js';
 import { clientWakeKey, selfWakeKey } from '../../domain/idempotency.js';
 import { actorFieldsOf } from '../../domain/governance.js';
 import { provenanceOf } from '../../domain/provenance.js';
+import { wakeNotBefore, type WakeTiming } from '../../domain/wakeDelay.js';
 import type { Agent, Workspace } from '../../domain/types.js';
 import { cooldownFromRows } from '../../actors/supervisor.js';
 import { describeAgentActor } from '../../machines/agent.js';
@@ -99,15 +100,17 @@ export function orgRoutes(ctx: AppContext) {
     });
     r.post('/api/office/agents/:id/wake', { schema: {
       ...operation({ operationId: 'wakeAgent', summary: 'Wake an agent', tag: 'Agents', errors: WRITE_ERRORS, optionalBody: true,
+        description: 'With `delay_sec` (seconds, at most 30 days) or `at` (an ISO time within 30 days), the wakeup is queued now and runs no earlier than then (its `available_at`). A run token may wake only its own agent.',
         success: {
           202: { description: 'A wakeup was requested (queued, or folded into one already waiting).', schema: WakeResponseSchema },
           200: { description: 'A repeat of an earlier request (same idempotency key within the window): its first wakeup; nothing new was created.', schema: WakeResponseSchema },
         } }),
       params: IdParams, body: WakeAgentBody, headers: WakeHeaders }, config: { access: 'member', agentAllowed: true } }, async (req, reply) => {
       const body = { ...req.body, idempotency_key: wakeKeyOf(req.body.idempotency_key, req.headers['idempotency-key']) };
+      const notBefore = wakeTimeOf(body, ctx.clock.now());
       const outcome = req.principal.kind === 'agent'
-        ? await selfWake(ctx, req.principal, req.params.id, body)
-        : await ctx.org.wake(req.params.id, body, req.principal.tokenId);
+        ? await selfWake(ctx, req.principal, req.params.id, body, notBefore)
+        : await ctx.org.wake(req.params.id, body, req.principal.tokenId, notBefore);
       // A repeat of an earlier request is answered with what it created, and creates nothing.
       if (outcome.kind === 'duplicate') {
         req.log.info({ agent_id: req.params.id, wakeup_id: outcome.wakeup.id, idempotency_key: body.idempotency_key }, 'repeated wake request answered with its first wakeup');
@@ -127,7 +130,7 @@ function workspaceView({ deleted_at: _deleted, ...workspace }: Workspace) {
 }
 
 /** An agent may wake only itself, and its wake is a `self` wakeup, not a person's. */
-async function selfWake(ctx: AppContext, principal: { agentId: string; runId: string }, agentId: string, body: z.output<typeof WakeAgentBody>) {
+async function selfWake(ctx: AppContext, principal: { agentId: string; runId: string }, agentId: string, body: z.output<typeof WakeAgentBody>, notBefore: number | undefined) {
   if (principal.agentId !== agentId) throw forbidden('a run token may only wake its own agent');
   return ctx.store.transaction(async (tx) => ctx.wakeups.enqueue(tx, {
     agent_id: agentId, source: 'self', reason: body.reason ?? 'self wake',
@@ -135,9 +138,17 @@ async function selfWake(ctx: AppContext, principal: { agentId: string; runId: st
     idempotency_key: body.idempotency_key
       ? clientWakeKey('self', agentId, body.idempotency_key)
       : selfWakeKey(principal.runId, ctx.clock.now()),
+    not_before: notBefore,
     // The run's follow-on work: for the same person, under the routine-run caps when unattended.
     provenance: provenanceOf(await tx.runs.get(principal.runId)),
   }, ctx.clock.now()));
+}
+
+/** A wake for later (`delay_sec` or `at`): its earliest start, or a 400 that changes nothing. */
+function wakeTimeOf(body: WakeTiming, now: number): number | undefined {
+  const time = wakeNotBefore(body, now);
+  if ('invalid' in time) throw invalid(time.invalid.field, time.invalid.message);
+  return time.notBefore;
 }
 
 /** The key may come in the body or as the Idempotency-Key header; two different keys are a mistake worth a 400. */
