@@ -199,7 +199,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Wake an agent */
+        /**
+         * Wake an agent
+         * @description With `delay_sec` (seconds, at most 30 days) or `at` (an ISO time within 30 days), the wakeup is queued now and runs no earlier than then (its `available_at`). A run token may wake only its own agent.
+         */
         post: operations["wakeAgent"];
         delete?: never;
         options?: never;
@@ -897,6 +900,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         } | {
             /** @constant */
             kind: "codex";
@@ -917,6 +922,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         } | {
             /** @constant */
             kind: "gemini_cli";
@@ -937,6 +944,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         };
         WakeupsPoint: {
             /**
@@ -1064,6 +1073,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         } | {
             /** @constant */
             kind: "codex";
@@ -1084,6 +1095,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         } | {
             /** @constant */
             kind: "gemini_cli";
@@ -1104,6 +1117,8 @@ export interface components {
                 output_per_mtok_usd: number;
                 cached_input_per_mtok_usd?: number;
             };
+            /** @description Hand the scheduler's MCP server (/mcp, with the run token) to the program through its own MCP option (Claude Code, Codex; Gemini CLI has none for one session); default true. */
+            mcp?: boolean;
         };
         /** @description Every error status answers with this envelope. */
         Error: {
@@ -3523,6 +3538,9 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     idempotency_key?: string;
+                    delay_sec?: number;
+                    /** Format: date-time */
+                    at?: string;
                 };
             };
         };
