@@ -1,9 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that need a PostgreSQL server: only a run that includes one starts the server (test/store/postgresGlobalSetup.ts). */
 const POSTGRES_TESTS = 'test/**/*.postgres.test.ts';
 /** Tests that run the compiled build (dist/): only a run that includes one compiles it first (test/helpers/buildGlobalSetup.ts). */
-const COMPILED_TESTS = ['test/integration/cli*.test.ts', 'test/integration/build.test.ts'];
+const COMPILED_TESTS = ['test/integration/cli.*test.ts', 'test/integration/build.test.ts'];
 /**
  * The PostgreSQL files that bound a time (a failover, a relayed cancel, the chaos run's take-overs)
  * with replica processes of their own: they run alone, after the others, so that no other file's
@@ -17,6 +18,8 @@ const TIMED_POSTGRES_TESTS = [
 ];
 
 export default defineConfig({
+  // `office-scheduler/client` is its TypeScript source in tests, as package.json's `source` condition says.
+  resolve: { alias: { 'office-scheduler/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
