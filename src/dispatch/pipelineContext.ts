@@ -8,6 +8,7 @@ import type { WakeupService } from '../services/wakeups.js';
 import type { ExecutorSpec } from '../domain/executors.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
 import type { TranscriptDeps } from './transcript.js';
+import type { WakeupTracing } from '../telemetry/tracing.js';
 
 /** Everything the run pipeline needs, passed in whole at construction. */
 export interface PipelineContext {
@@ -42,6 +43,8 @@ export interface PipelineContext {
   exhaustQuota: (tx: Tx, exhaustion: { key: string; run: Run; resetAt: number; releaseAt: number; reason: string }, now: number) => Promise<void>;
   /** Where runs' transcripts go: the store, and the live feed. */
   transcripts: TranscriptDeps;
+  /** The claim, run and finish spans of each wakeup's trace (telemetry/tracing.ts). */
+  tracing: Pick<WakeupTracing, 'claiming'>;
 }
 
 export interface FinishedRun {
