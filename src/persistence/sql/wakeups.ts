@@ -36,6 +36,13 @@ const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: 
 /** RETURNING gives rows in no set order: the callers' entries follow the requests' order. */
 const oldestFirst = (rows: Wakeup[]) => rows.sort((a, b) => a.requested_at - b.requested_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
+/** A request as a read of its row answers it: without its trace context (a hidden column, tables.ts). */
+function asStored(wakeup: Wakeup): Wakeup {
+  if (wakeup.trace_context === undefined) return wakeup;
+  const { trace_context: _hidden, ...stored } = wakeup;
+  return stored;
+}
+
 type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
 
 /**
@@ -216,7 +223,7 @@ export class WakeupsSql implements WakeupRepo {
   async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
     const decided = await this.sql.get<Partial<Wakeup>>(this.writing(wakeup).foldInto, { ...wakeup, target: targetId, fold_run: runId });
     if (!decided) return null;
-    const folded = await this.completeFold({ ...wakeup, ...decided }, wakeup);
+    const folded = await this.completeFold({ ...asStored(wakeup), ...decided }, wakeup);
     return { wakeup: folded.wakeup, into: folded.into };
   }
 
@@ -228,7 +235,7 @@ export class WakeupsSql implements WakeupRepo {
     }), (decided) => {
       if (!decided) return undefined;
       const { agent_cap: agentCap, ...row } = decided;
-      return { wakeup: { ...wakeup, ...row }, agentCap: agentCap ?? null };
+      return { wakeup: { ...asStored(wakeup), ...row }, agentCap: agentCap ?? null };
     });
   }
 
