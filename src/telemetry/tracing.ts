@@ -50,7 +50,7 @@ export function parseTraceparent(text: string | null | undefined): SpanContext |
 export interface EnqueueDecision {
   kind: string;
   wakeup?: { id: string; workspace_id: string; trace_context?: string | null | undefined };
-  /** The wakeup a fold went into (or the one holding the idempotency key): linked to. */
+  /** The wakeup a fold went into (linked to, when its trace context is known), or the one holding the idempotency key. */
   into?: { id: string; trace_context?: string | null | undefined };
 }
 

@@ -27,8 +27,8 @@ afterEach(async () => {
 });
 
 /** Wakes the agent and waits for the run of that wakeup to succeed; the wakeup's id, and what the session reported. */
-async function wakeAndRun(harness: Harness, agentId: string, reason: string) {
-  const woken = await harness.api('POST', `/api/office/agents/${agentId}/wake`, { reason });
+async function wakeAndRun(harness: Harness, agentId: string, reason: string, idempotencyKey?: string) {
+  const woken = await harness.api('POST', `/api/office/agents/${agentId}/wake`, { reason, ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}) });
   expect(woken.status).toBe(202);
   const wakeupId: string = woken.body.wakeup.id;
   const run = await harness.waitFor(async () => (await harness.inspect.rows<{ status: string; result_json: string; id: string }>('runs', { wakeup_id: wakeupId }))
@@ -92,7 +92,10 @@ describe('tracing', () => {
     h = await startHarness({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const { agentId } = await seedAgent(h, { cooldown_sec: 0, executor: fixtureAgent('trace-context.mjs') });
     const first = await wakeAndRun(h, agentId, 'first');
-    const second = await wakeAndRun(h, agentId, 'second');
+    const second = await wakeAndRun(h, agentId, 'second', 'the-second');
+    // A repeat of the second request: a trace of its own enqueue span, which names the second.
+    const repeat = await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'second', idempotency_key: 'the-second' });
+    expect(repeat.status).toBe(200);
     // Stopping the scheduler shuts its SDK down, which exports what is still batched.
     await h.stop();
     h = null;
@@ -117,7 +120,10 @@ describe('tracing', () => {
       expect(enqueue.resource).toMatchObject({ 'service.name': 'office-scheduler' });
       expect(enqueue.resource['office.replica.id']).toEqual(expect.any(String));
     }
-    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(2);
+    const repeated = receiver.spans.find((span) => span.name === 'wakeup.enqueue' && span.attributes['office.wakeup.outcome'] === 'duplicate')!;
+    expect(repeated.attributes['office.wakeup.duplicate_of']).toBe(second.wakeupId);
+    expect(traceOf(receiver.spans, repeated.traceId)).toHaveLength(1);
+    expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(3);
   });
 
   it('GIVEN tracing off or on WHEN a wakeup runs THEN off, no statement names trace_context; on, only the enqueue writes it, and the wakeup costs the same statements', async () => {

@@ -248,9 +248,16 @@ export class WakeupsSql implements WakeupRepo {
   private completeFold(stored: Wakeup, wakeup: Wakeup): MaybePromise<Folded> {
     const entry = JSON.stringify((wakeup.context_snapshot as { wakes: unknown[] }).wakes[0]);
     const via = stored.run_id ? 'unstarted_run' : 'window';
-    return andThen(this.table.one(this.statements.countFold, { id: stored.coalesced_into_id, entry }),
-      (into) => andThen(stored.run_id ? this.sql.run(this.statements.carryWake, { id: stored.run_id, entry }) : null,
-        (): Folded => ({ kind: 'folded', wakeup: stored, into: into!, via })));
+    return andThen(this.sql.get<Record<string, unknown>>(this.statements.countFold, { id: stored.coalesced_into_id, entry }),
+      (row) => andThen(stored.run_id ? this.sql.run(this.statements.carryWake, { id: stored.run_id, entry }) : null,
+        (): Folded => ({ kind: 'folded', wakeup: stored, into: this.foldTarget(row!), via })));
+  }
+
+  /** The wakeup a request folded into, with its trace context (when it has one): the folded request's enqueue span links to it. */
+  private foldTarget(row: Record<string, unknown>): Wakeup {
+    const traceContext = row.trace_context;
+    const into = this.table.decode(row);
+    return typeof traceContext === 'string' ? { ...into, trace_context: traceContext } : into;
   }
 
   async insert(wakeup: Wakeup) { await this.table.insert(wakeup); }
