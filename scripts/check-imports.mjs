@@ -21,6 +21,8 @@ export const LAYERS = [
   { name: 'config', rank: 1, paths: ['config.ts'] },
   { name: 'machines', rank: 1, paths: ['machines/'] },
   { name: 'persistence port', rank: 2, paths: ['persistence/store.ts', 'persistence/port/', 'persistence/storageUnavailable.ts', 'persistence/inspector.ts'] },
+  // The spans of a wakeup's steps, over the OpenTelemetry API only: services and dispatch record them.
+  { name: 'telemetry', rank: 2.5, paths: ['telemetry/'] },
   { name: 'services', rank: 3, paths: ['services/'] },
   // The pipeline uses the services (wakeups, activity, budget standing); never the other way round.
   { name: 'dispatch', rank: 3.5, paths: ['dispatch/'] },

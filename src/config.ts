@@ -116,6 +116,11 @@ export interface Config {
   /** How log lines look: one JSON object each (for a log collector), or lines for a person; unset: pretty on a terminal, JSON otherwise. */
   logFormat: 'pretty' | 'json' | undefined;
   inspectUrl: string | undefined;
+  /**
+   * Where spans go (OTLP over HTTP, JSON), from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given or
+   * OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces; undefined: tracing is off (README, "Tracing").
+   */
+  tracesEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -166,7 +171,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.OFFICE_LOG_LEVEL,
     logFormat: c.OFFICE_LOG_FORMAT,
     inspectUrl: c.OFFICE_INSPECT,
+    tracesEndpoint: tracesEndpointOf(env),
   };
+}
+
+/**
+ * The OTLP/HTTP traces URL the standard OpenTelemetry variables name, as the SDK reads them: the
+ * signal's own endpoint as it is, else the base endpoint with /v1/traces. None, or
+ * OTEL_SDK_DISABLED=true, or OTEL_TRACES_EXPORTER=none: tracing is off.
+ */
+function tracesEndpointOf(env: Record<string, string | undefined>): string | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
+  const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const [name, url] = own ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', own] : base ? ['OTEL_EXPORTER_OTLP_ENDPOINT', `${base.replace(/\/+$/, '')}/v1/traces`] : [null, null];
+  if (!name || !url) return undefined;
+  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
+    throw new ConfigError(`Invalid configuration:\n  ${name}=${JSON.stringify(own ?? base)}: expected an http(s) URL of an OTLP/HTTP receiver, such as http://localhost:4318 (leave it unset to turn tracing off)`);
+  }
+  return url;
 }
 
 /** Host name and pid: unique among the processes of a deployment, and readable in logs and rows. */

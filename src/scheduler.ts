@@ -46,6 +46,8 @@ import { Retention } from './services/retention.js';
 import { RunCancelService } from './services/runCancel.js';
 import { TaskService } from './services/tasks.js';
 import { WakeupService } from './services/wakeups.js';
+import { WakeupTracing } from './telemetry/tracing.js';
+import { startTracingSdk, type TracingSdk } from './wiring/tracingSdk.js';
 import { Later } from './wiring/later.js';
 import { AgentActorsPort, EventSink, RoutineChangesPort, assertAttached } from './wiring/ports.js';
 
@@ -144,7 +146,10 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   // Routine result deliveries survive the process: with SQLite a boot takes over whatever an earlier one claimed.
   const deliveries = new DeliveryService({ ...deps, owner, random: options.random ?? Math.random, takeOverAtStart: outboxClaimMs === undefined });
   const routineOutcomes = new RoutineOutcomes(deps, deliveries, routineChanges);
-  const wakeups = new WakeupService(config, log, notifier, routineOutcomes);
+  // One trace per wakeup, on the OpenTelemetry API: the SDK's tracer once start() started it (tracing on), else the no-op one.
+  const tracing = new WakeupTracing(owner);
+  let tracingSdk: TracingSdk | null = null;
+  const wakeups = new WakeupService(config, log, notifier, routineOutcomes, tracing);
   const tasks = new TaskService(deps, notifier, wakeups, routineOutcomes);
   const routines = {
     catalogue: new RoutineCatalogue(deps, routineOutcomes, routineChanges),
@@ -173,6 +178,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     },
     transcripts: { store, clock, timers: wallClock, log, maxBytes: config.transcriptMaxBytes, publish: notifier.transcriptPrinted },
     observer: runMetrics,
+    tracing,
   });
   // A cancel stops its run's session wherever it runs: announced on the feed, which replicas relay.
   const runCancels = new RunCancelService({ store, clock, log, wakeups, routineOutcomes, stopSession: (run) => announceCancelledRun(feed, run),
@@ -239,6 +245,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     app, store, events: bus, config, supervisor, triggers, recovery, replicas, retention, feed, metrics,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
+      tracingSdk = startTracingSdk(config);
       // First take this replica's agents (fencing out a dead process's leases: every agent with
       // SQLite): recovery, the actors and the triggers touch only what this process owns.
       await replicas.join();
@@ -289,6 +296,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
       await bus.idle();
       await outbox.flush();
       await store.close();
+      // Last: the spans of the sessions that drained above are exported before the process ends.
+      await tracingSdk?.shutdown();
       log.info('office scheduler stopped');
     },
   };

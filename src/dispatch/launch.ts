@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { SessionTotals, Usage } from '../domain/agentPrograms.js';
 import type { ExecutorSpec } from '../domain/executors.js';
 import type { OutputStream, TranscriptEvent } from '../domain/transcript.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
 
 export type { SessionTotals };
 
@@ -79,6 +80,8 @@ export interface LaunchRequest {
    * (default process.env) and OFFICE_AGENT_ENV. The executors set it from their options.
    */
   environment?: { host: Readonly<Record<string, string | undefined>>; extraNames: readonly string[] };
+  /** The run span's context, while tracing is on: the session's TRACEPARENT (and TRACESTATE), so that a program that traces joins the wakeup's trace. */
+  traceContext?: TraceCarrier | null;
 }
 
 export interface LaunchResult {

@@ -69,7 +69,9 @@ export class RunPipeline {
 
   private async processOne(wakeupId: string, fence: Fence): Promise<DispatchOutcome> {
     const { store, clock } = this.ctx;
+    const claimSpan = this.ctx.tracing.claiming();
     const prepared: Preparation = await store.transaction((tx) => prepareDispatch(this.ctx, tx, wakeupId, clock.now(), fence));
+    const runSpan = claimSpan.claimed(prepared);
     if (prepared.kind === 'gone') return { ranSession: false, retryAt: null, claimed: false };
     if (prepared.kind === 'deferred') return { ranSession: false, retryAt: prepared.until, holdUntil: prepared.holdAgent ? prepared.until : null };
     if (prepared.kind === 'waiting') return { ranSession: false, retryAt: null };
@@ -83,6 +85,7 @@ export class RunPipeline {
       // owner finds the run unfinished and settles it (interrupted, then retried) like any left behind.
       this.ctx.log.warn({ run_id: run.id, wakeup_id: prepared.wakeup.id, agent_id: prepared.agent.id, epoch: fence.epoch },
         'not launching a claimed run: this process no longer holds its agent');
+      runSpan.end(null);
       return { ranSession: false, retryAt: null };
     }
     const controller = new AbortController();
@@ -118,6 +121,7 @@ export class RunPipeline {
         onSession: (session) => void this.recordSession(run, session),
         onTranscript: transcript.add,
         resume: prepared.resume,
+        traceContext: runSpan.carrier,
       });
       // An executor should answer with a failed result, never throw; if one does, it is a failed run all the same.
       const result: LaunchResult | { ok: false; resultJson: Record<string, unknown>; error: string; started?: undefined } =
@@ -140,11 +144,13 @@ export class RunPipeline {
       };
       const startedAt = starting ? await starting : run.started_at;
       // The run's close follows its transcript: a reader of an ended run sees all it printed.
-      const outcome = await this.finish({ ...prepared.wakeup, run_id: run.id }, { ...run, status: 'running', started_at: startedAt }, recorded, clock.now(), fence);
+      const outcome = await runSpan.finishing(() => this.finish({ ...prepared.wakeup, run_id: run.id }, { ...run, status: 'running', started_at: startedAt }, recorded, clock.now(), fence));
+      runSpan.end(recorded);
       return { ranSession: true, retryAt: outcome?.retryAt ?? null };
     } finally {
       launchEnded();
       this.inFlight.delete(run.id);
+      runSpan.end(null);
     }
   }
 

@@ -9,6 +9,7 @@ import type { ExecutorSpec } from '../domain/executors.js';
 import type { RunObserver } from '../domain/runObserver.js';
 import type { Launch, StopLeftoverSessions } from './launch.js';
 import type { TranscriptDeps } from './transcript.js';
+import type { WakeupTracing } from '../telemetry/tracing.js';
 
 /** Everything the run pipeline needs, passed in whole at construction. */
 export interface PipelineContext {
@@ -45,6 +46,8 @@ export interface PipelineContext {
   transcripts: TranscriptDeps;
   /** Told of each run's start, end and spend once they commit (the operators' histograms). */
   observer: RunObserver;
+  /** The claim, run and finish spans of each wakeup's trace (telemetry/tracing.ts). */
+  tracing: Pick<WakeupTracing, 'claiming'>;
 }
 
 export interface FinishedRun {

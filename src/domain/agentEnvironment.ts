@@ -30,13 +30,22 @@ export interface AgentEnvironmentInput {
   extraNames: readonly string[];
   /** The executor's own `env`, which wins over the host's. */
   executorEnv?: Readonly<Record<string, string>> | undefined;
-  /** The run's identity (OFFICE_RUN_ID, OFFICE_RUN_TOKEN, …), which wins over everything. */
+  /** The run's identity (OFFICE_RUN_ID, OFFICE_RUN_TOKEN, …), which wins over the rest. */
   runVariables?: Readonly<Record<string, string>> | undefined;
+  /** The run span's W3C trace context, while tracing is on: TRACEPARENT and TRACESTATE, last of all. */
+  traceContext?: { traceparent: string; tracestate?: string } | null | undefined;
+}
+
+/** The trace context as the W3C environment-variable carrier names it (TRACESTATE only where there is one). */
+function traceVariables(context: AgentEnvironmentInput['traceContext']): Record<string, string> {
+  if (!context) return {};
+  return context.tracestate ? { TRACEPARENT: context.traceparent, TRACESTATE: context.tracestate } : { TRACEPARENT: context.traceparent };
 }
 
 /**
  * The session's environment, in the order API.md gives: the allow-listed names of the host's
- * environment, the names in OFFICE_AGENT_ENV, then the executor's `env`, then the run variables.
+ * environment, the names in OFFICE_AGENT_ENV, then the executor's `env`, then the run variables, then
+ * the trace context.
  */
 export function agentEnvironment(input: AgentEnvironmentInput): Record<string, string> {
   const extra = new Set(input.extraNames.filter((name) => !isSchedulerSetting(name)));
@@ -45,5 +54,5 @@ export function agentEnvironment(input: AgentEnvironmentInput): Record<string, s
     if (value === undefined) continue;
     if (ALLOWED.has(name) || isLocaleVariable(name) || extra.has(name)) env[name] = value;
   }
-  return { ...env, ...input.executorEnv, ...input.runVariables };
+  return { ...env, ...input.executorEnv, ...input.runVariables, ...traceVariables(input.traceContext) };
 }

@@ -174,6 +174,11 @@ export interface Wakeup {
   /** Caused by unattended work, and on whose behalf: its run inherits them (see Provenance). */
   unattended: boolean;
   on_behalf_of: string | null;
+  /**
+   * The W3C traceparent of its enqueue span, with tracing on: the claim, the run and the finish
+   * continue that trace, on whichever replica. Absent or null with tracing off (never written then).
+   */
+  trace_context?: string | null;
 }
 
 export interface Run {

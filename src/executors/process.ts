@@ -75,6 +75,7 @@ export function sessionEnvironment(executorEnv: Readonly<Record<string, string>>
     extraNames: request.environment?.extraNames ?? [],
     executorEnv,
     runVariables: officeEnv(request),
+    traceContext: request.traceContext,
   });
 }
 

@@ -13,6 +13,8 @@ import type { Quota } from '../domain/quotas.js';
 export interface RowDecoding {
   /** JSON columns and the value a NULL decodes to. */
   json?: Record<string, unknown>;
+  /** Columns kept in the store that a decoded row leaves out: no caller reads them but the one statement that needs each. */
+  hidden?: readonly string[];
   /** Columns stored as 0/1. */
   bool?: readonly string[];
 }
@@ -78,7 +80,9 @@ export const WAKEUPS = table<Wakeup>()('agent_wakeup_requests', [
   'coalesced_count', 'coalesced_into_id', 'idempotency_key', 'retry_count', 'scheduled_retry_at', 'available_at',
   'context_snapshot', 'run_id', 'routine_run_id', 'waiting_on_checkout', 'recovered', 'error', 'requested_at', 'claimed_at', 'finished_at',
   'unattended', 'on_behalf_of',
-], { json: { payload: {}, context_snapshot: {} }, bool: ['recovered', 'unattended'] });
+], { json: { payload: {}, context_snapshot: {} }, bool: ['recovered', 'unattended'],
+  // Written by a traced request's enqueue, read by its claim (DispatchClaim): no other read or response carries it.
+  hidden: ['trace_context'] });
 
 export const RUNS = table<RunRow>()('runs', [
   'id', 'wakeup_id', 'workspace_id', 'agent_id', 'task_id', 'routine_id', 'attempt', 'status', 'executor_kind',
@@ -130,6 +134,7 @@ export function decodeRow<T>(decoding: RowDecoding, row: Record<string, unknown>
     row[column] = text === null || text === undefined || text === '' ? fallback : JSON.parse(text);
   }
   for (const column of decoding.bool ?? []) row[column] = row[column] === 1;
+  for (const column of decoding.hidden ?? []) delete row[column];
   return row as T;
 }
 

@@ -6,6 +6,7 @@ import type { ActorFields } from '../domain/governance.js';
 import { ATTENDED, CAP_REACHED, needsCapSlot, type Provenance } from '../domain/provenance.js';
 import type { Agent, Wakeup } from '../domain/types.js';
 import type { CheckoutWaiter, FoldRule, Tx } from '../persistence/store.js';
+import type { WakeupTracing } from '../telemetry/tracing.js';
 import { recordDecision } from './activity.js';
 import type { WakeupNotifier } from './deps.js';
 import { notFound } from './errors.js';
@@ -65,6 +66,8 @@ export class WakeupService {
     private readonly notifier: WakeupNotifier,
     /** The wakeups it cancels end the routine runs they carry. */
     private readonly routineOutcomes: Pick<RoutineOutcomes, 'recordOutcome'>,
+    /** Each request's enqueue span, the root of its wakeup's trace. */
+    private readonly tracing: Pick<WakeupTracing, 'enqueue'>,
   ) {}
 
   async enqueue(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome> {
@@ -109,9 +112,11 @@ export class WakeupService {
    */
   private async store(tx: Tx, request: EnqueueRequest, now: number): Promise<EnqueueOutcome | { kind: 'agent_gone' }> {
     const payload = parseWakeupPayload(request.source, request.payload);
-    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now);
+    const span = this.tracing.enqueue(request);
+    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now, span.traceContext);
     const result = await tx.wakeups.enqueueOrFold(wakeup, this.foldRuleFor(wakeup, now), now - this.config.idempotencyWindowMs,
       { deploymentCap: this.config.maxConcurrentRoutineRuns });
+    span.decided(enqueueDecisionOf(result), (end) => tx.afterCommit(end));
     switch (result.kind) {
       case 'queued':
         tx.afterCommit(() => this.notifier.wakeupQueued(wakeup.agent_id, wakeup.id, wakeup.available_at));
@@ -239,14 +244,17 @@ export class WakeupService {
    */
   async foldRequestInto(tx: Tx, request: EnqueueRequest, target: Wakeup, now: number): Promise<Wakeup | null> {
     const payload = parseWakeupPayload(request.source, request.payload);
-    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now);
+    const span = this.tracing.enqueue(request);
+    const wakeup = this.newWakeup(request, payload, request.idempotency_key ?? null, now, span.traceContext);
     const folded = await tx.wakeups.foldInto(wakeup, target.id, target.status === 'scheduled_retry' ? target.run_id : null);
+    span.decided(folded ? { kind: 'folded', ...folded } : { kind: 'not_folded' }, (end) => tx.afterCommit(end));
     if (!folded) return null;
     await this.recordFold(tx, folded.wakeup, folded.into, now);
     return folded.wakeup;
   }
 
-  private newWakeup(request: EnqueueRequest, payload: Record<string, unknown>, key: string | null, now: number): Wakeup {
+  /** `traceContext`: its enqueue span's, while tracing is on (absent, the row is written without the column). */
+  private newWakeup(request: EnqueueRequest, payload: Record<string, unknown>, key: string | null, now: number, traceContext: string | undefined): Wakeup {
     const id = newId('wk');
     const reason = request.reason ?? request.source;
     const hold = HELD_FOR_COALESCING.has(request.source) ? this.config.coalesceWindowMs : 0;
@@ -280,6 +288,7 @@ export class WakeupService {
       finished_at: null,
       unattended: provenance.unattended,
       on_behalf_of: provenance.on_behalf_of,
+      ...(traceContext ? { trace_context: traceContext } : {}),
     };
   }
 
@@ -301,6 +310,16 @@ export class WakeupService {
           : `merged into run ${runId}, which has not started yet`,
       details: { into_wakeup_id: into.id, source: wakeup.source, coalesced_count: into.coalesced_count },
     }, now);
+  }
+}
+
+/** What the enqueue span records of the store's decision: the row, and the wakeup it folded into or duplicates. */
+function enqueueDecisionOf(result: Awaited<ReturnType<Tx['wakeups']['enqueueOrFold']>>) {
+  switch (result.kind) {
+    case 'folded': return { kind: result.via === 'window' ? 'coalesced' : 'merged_into_run', wakeup: result.wakeup, into: result.into };
+    case 'duplicate': return { kind: 'duplicate', into: result.wakeup };
+    case 'agent_gone': return { kind: 'agent_gone' };
+    default: return { kind: result.kind, wakeup: result.wakeup };
   }
 }
 

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { WakeupService, type EnqueueRequest } from '../../src/services/wakeups.js';
+import { WakeupTracing } from '../../src/telemetry/tracing.js';
 import { disposedAfterEach, sqliteStoreFactory } from '../store/factory.js';
 import { seedAgent, wakeupRow } from '../store/rows.js';
 import { sqliteFaults } from '../helpers/storage.js';
@@ -24,7 +25,7 @@ async function setUp() {
   const queued: string[] = [];
   const wakeups = new WakeupService(config, pino({ level: 'silent' }), {
     wakeupQueued: (_agent, id) => queued.push(id), wakeupWithdrawn: () => undefined,
-  }, { recordOutcome: async () => undefined });
+  }, { recordOutcome: async () => undefined }, new WakeupTracing('test'));
   const { agent, workspace } = await store.transaction((tx) => seedAgent(tx, NOW, { max_concurrent_routine_runs: 1 }));
   const self = (reason: string, provenance?: typeof UNATTENDED): EnqueueRequest =>
     ({ agent_id: agent.id, source: 'self', reason, payload: { reason }, ...(provenance ? { provenance } : {}) });

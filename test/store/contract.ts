@@ -17,6 +17,7 @@ import type { Wakeup } from '../../src/domain/types.js';
 import type { Reads, Store, Tx } from '../../src/persistence/store.js';
 import { newId } from '../../src/services/ids.js';
 import { WakeupService, type EnqueueRequest } from '../../src/services/wakeups.js';
+import { WakeupTracing } from '../../src/telemetry/tracing.js';
 import type { StoreFactory, StoreUnderTest } from './factory.js';
 import {
   agentRow, approvalRow, budgetRow, commentRow, projectRow, routineRow, routineRunRow, runRow, seedAgent, taskRow,
@@ -43,7 +44,7 @@ function wakeupService(coalesceWindowMs: number) {
   const service = new WakeupService(config, pino({ level: 'silent' }), {
     wakeupQueued: (_agentId, wakeupId) => queued.push(wakeupId),
     wakeupWithdrawn: () => undefined,
-  }, { recordOutcome: async () => undefined });
+  }, { recordOutcome: async () => undefined }, new WakeupTracing('test'));
   return { service, queued };
 }
 

@@ -32,6 +32,16 @@ describe('agentEnvironment', () => {
     const env = agentEnvironment({ host: HOST, extraNames: [], executorEnv: { ANTHROPIC_API_KEY: 'sk-other', OFFICE_RUN_ID: 'forged' }, runVariables: { OFFICE_RUN_ID: 'run_1' } });
     expect(env).toMatchObject({ ANTHROPIC_API_KEY: 'sk-other', OFFICE_RUN_ID: 'run_1' });
   });
+
+  it('the trace context comes last, as TRACEPARENT and TRACESTATE where there is one; the host\'s own TRACEPARENT never passes', () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const host = { ...HOST, TRACEPARENT: '00-11111111111111111111111111111111-2222222222222222-01' };
+    expect(agentEnvironment({ host, extraNames: [] })).not.toHaveProperty('TRACEPARENT');
+    const env = agentEnvironment({ host, extraNames: [], executorEnv: { TRACEPARENT: 'forged' }, traceContext: { traceparent } });
+    expect(env.TRACEPARENT).toBe(traceparent);
+    expect(env).not.toHaveProperty('TRACESTATE');
+    expect(agentEnvironment({ host, extraNames: [], traceContext: { traceparent, tracestate: 'vendor=1' } })).toMatchObject({ TRACEPARENT: traceparent, TRACESTATE: 'vendor=1' });
+  });
 });
 
 describe('OFFICE_AGENT_ENV', () => {

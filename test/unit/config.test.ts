@@ -150,3 +150,22 @@ describe('a bad configuration value throws a ConfigError naming the variable and
     expect(message).toContain('OFFICE_SQLITE_SYNC');
   });
 });
+
+describe('the traces endpoint (README, "Tracing")', () => {
+  it('is off with no OTLP endpoint, and off when the SDK or the traces exporter is turned off', () => {
+    expect(loadConfig({}).tracesEndpoint).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracesEndpoint).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracesEndpoint).toBeUndefined();
+  });
+
+  it('is the base endpoint plus /v1/traces, or the traces endpoint as it is, which wins', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracesEndpoint).toBe('http://collector:4318/v1/traces');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/otlp' }).tracesEndpoint)
+      .toBe('https://traces.example.com/otlp');
+  });
+
+  it('stops start-up on an endpoint that is no http(s) URL, naming the variable and what it expects', () => {
+    expect(configErrorOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318": expected an http\(s\) URL/);
+    expect(configErrorOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' })).toMatch(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+  });
+});

@@ -48,10 +48,11 @@ export class DispatchClaim {
   }
 
   private decoded(row: Record<string, unknown>): ClaimedWakeup {
-    const { agent_row, task_row, budget_rows, attempts, resume_since, previous_session, exhausted_quotas, comment_rows, ...wakeup } = row;
+    const { agent_row, task_row, budget_rows, attempts, resume_since, previous_session, exhausted_quotas, comment_rows, trace_context, ...wakeup } = row;
     const { parsed } = this.dialect;
     return {
-      wakeup: this.wakeups.decode(wakeup),
+      // The one read of a wakeup that carries its trace context (a hidden column): the dispatch continues its trace.
+      wakeup: { ...this.wakeups.decode(wakeup), ...(trace_context ? { trace_context: trace_context as string } : {}) },
       agent: agent_row ? this.agents.decodeObject(parsed(agent_row)) : undefined,
       task: task_row ? (this.tasks.decodeObject(parsed(task_row)) as Task) : undefined,
       budgets: parsed<Record<string, unknown>[]>(budget_rows).map(({ spent, ...budget }) => ({

@@ -38,10 +38,26 @@ const claimParams = (id: string, at: number, fence: Fence) => ({ id, at, owner: 
 /** RETURNING gives rows in no set order: the callers' entries follow the requests' order. */
 const oldestFirst = (rows: Wakeup[]) => rows.sort((a, b) => a.requested_at - b.requested_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
+/** A request as a read of its row answers it: without its trace context (a hidden column, tables.ts). */
+function asStored(wakeup: Wakeup): Wakeup {
+  if (wakeup.trace_context === undefined) return wakeup;
+  const { trace_context: _hidden, ...stored } = wakeup;
+  return stored;
+}
+
 type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
 
-/** The statements of the enqueue, the fold and the claim, in a dialect's text (`appendWake`: see WakeupsSql). */
-function statements(dialect: SqlText, appendWake: string) {
+/**
+ * The column a request's trace context goes in (tables.ts leaves it out of WAKEUPS): only the
+ * statements of a traced request name it, so with tracing off no statement writes it.
+ */
+const TRACE_CONTEXT = 'trace_context';
+
+/**
+ * The statements of the enqueue, the fold and the claim, in a dialect's text (`appendWake`: see
+ * WakeupsSql); `columns`: those a request writes.
+ */
+function statements(dialect: SqlText, appendWake: string, columns: readonly string[] = WAKEUPS.columns) {
   const { cast, lock } = dialect;
   const taskIs = `task_id IS NOT DISTINCT FROM ${cast('@task_id', 'text')}`;
 
@@ -69,7 +85,7 @@ function statements(dialect: SqlText, appendWake: string) {
 
   /** The request's values as parameters, except the columns given as SQL. */
   const valuesWith = (decided: Partial<Record<Column, string>>) =>
-    WAKEUPS.columns.map((column) => decided[column] ?? cast(`@${column}`, PARAMETER_TYPE[column] ?? 'text')).join(', ');
+    columns.map((column) => decided[column as Column] ?? cast(`@${column}`, PARAMETER_TYPE[column as Column] ?? 'text')).join(', ');
 
   /**
    * Whether the request is refused at a routine-run cap (only when the caller gave @slot_cap): it
@@ -103,7 +119,7 @@ function statements(dialect: SqlText, appendWake: string) {
     routine_run_id: routineRunOfRequest,
   });
 
-  const columnList = WAKEUPS.columns.join(', ');
+  const columnList = columns.join(', ');
   /** The atomic claim: queued (or a due retry) to claimed, only while the fence holds the agent's lease. */
   const claim = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
     WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy(dialect, 'agent_wakeup_requests.agent_id')}`;
@@ -164,12 +180,15 @@ export class WakeupsSql implements WakeupRepo {
   private readonly table: RowTable<Wakeup>;
   private readonly dispatchClaim: DispatchClaim;
   private readonly statements: ReturnType<typeof statements>;
+  /** The enqueue and the fold of a request that carries its trace context (tracing is on). */
+  private readonly traced: Pick<ReturnType<typeof statements>, 'enqueueOrFold' | 'foldInto'>;
 
   /** `appendWake`: SQL that appends the wake `@entry` to the `context_snapshot` list, so two folds never overwrite each other. */
   constructor(private readonly dialect: Dialect, appendWake: string) {
     this.sql = dialect.sql;
     this.table = dialect.table(WAKEUPS);
     this.statements = statements(dialect, appendWake);
+    this.traced = statements(dialect, appendWake, [...WAKEUPS.columns, TRACE_CONTEXT]);
     this.dispatchClaim = new DispatchClaim(dialect, this.table, this.statements.claim);
   }
 
@@ -204,31 +223,43 @@ export class WakeupsSql implements WakeupRepo {
   }
 
   async foldInto(wakeup: Wakeup, targetId: string, runId: string | null) {
-    const decided = await this.sql.get<Partial<Wakeup>>(this.statements.foldInto, { ...wakeup, target: targetId, fold_run: runId });
+    const decided = await this.sql.get<Partial<Wakeup>>(this.writing(wakeup).foldInto, { ...wakeup, target: targetId, fold_run: runId });
     if (!decided) return null;
-    const folded = await this.completeFold({ ...wakeup, ...decided }, wakeup);
+    const folded = await this.completeFold({ ...asStored(wakeup), ...decided }, wakeup);
     return { wakeup: folded.wakeup, into: folded.into };
   }
 
   /** The one statement of the common path (see statements): the row as stored, or none. */
   protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null): MaybePromise<Stored | undefined> {
-    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(this.statements.enqueueOrFold, {
+    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(this.writing(wakeup).enqueueOrFold, {
       ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false,
       slot_cap: slot?.deploymentCap ?? null, refused_reason: CAP_REACHED,
     }), (decided) => {
       if (!decided) return undefined;
       const { agent_cap: agentCap, ...row } = decided;
-      return { wakeup: { ...wakeup, ...row }, agentCap: agentCap ?? null };
+      return { wakeup: { ...asStored(wakeup), ...row }, agentCap: agentCap ?? null };
     });
+  }
+
+  /** The statements that write `wakeup`: those naming its trace context only when it has one. */
+  private writing(wakeup: Wakeup) {
+    return wakeup.trace_context ? this.traced : this.statements;
   }
 
   /** The fold's other half: the target counts the request and carries its wake, and so does its run while queued. */
   private completeFold(stored: Wakeup, wakeup: Wakeup): MaybePromise<Folded> {
     const entry = JSON.stringify((wakeup.context_snapshot as { wakes: unknown[] }).wakes[0]);
     const via = stored.run_id ? 'unstarted_run' : 'window';
-    return andThen(this.table.one(this.statements.countFold, { id: stored.coalesced_into_id, entry }),
-      (into) => andThen(stored.run_id ? this.sql.run(this.statements.carryWake, { id: stored.run_id, entry }) : null,
-        (): Folded => ({ kind: 'folded', wakeup: stored, into: into!, via })));
+    return andThen(this.sql.get<Record<string, unknown>>(this.statements.countFold, { id: stored.coalesced_into_id, entry }),
+      (row) => andThen(stored.run_id ? this.sql.run(this.statements.carryWake, { id: stored.run_id, entry }) : null,
+        (): Folded => ({ kind: 'folded', wakeup: stored, into: this.foldTarget(row!), via })));
+  }
+
+  /** The wakeup a request folded into, with its trace context (when it has one): the folded request's enqueue span links to it. */
+  private foldTarget(row: Record<string, unknown>): Wakeup {
+    const traceContext = row.trace_context;
+    const into = this.table.decode(row);
+    return typeof traceContext === 'string' ? { ...into, trace_context: traceContext } : into;
   }
 
   async insert(wakeup: Wakeup) { await this.table.insert(wakeup); }
