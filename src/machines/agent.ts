@@ -19,7 +19,7 @@
  * the machine never reads a clock.
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';
-import { AgentInbox, type InboxEntry } from './agentInbox.js';
+import { AgentInbox, type InboxEntry, type StoredInbox } from './agentInbox.js';
 import type { DeadlineInput } from './sleepUntil.js';
 
 export type { InboxEntry } from './agentInbox.js';
@@ -236,19 +236,31 @@ export function restorableSnapshot(persisted: unknown): unknown {
   return { ...snapshot, context: { ...snapshot.context, inbox: new AgentInbox() } };
 }
 
+/**
+ * The inbox's part of the view, live or from a stored snapshot (another replica's actor, described
+ * from what it stored: the size and next deadline it kept).
+ */
+function inboxView(context: AgentContext): { queued: number; nextAvailableAt: number | null } {
+  if (context.inbox instanceof AgentInbox) {
+    const queued = waitingCount(context);
+    return { queued, nextAvailableAt: queued > 0 ? nextAvailableAt(context) : null };
+  }
+  const stored = context.inbox as unknown as Partial<StoredInbox> | undefined;
+  return { queued: stored?.size ?? 0, nextAvailableAt: stored?.nextAvailableAt ?? null };
+}
+
 /** The view the API shows as `actor` on an agent. */
 export function describeAgentActor(snapshot: { value: unknown; context: AgentContext }) {
+  const inbox = inboxView(snapshot.context);
   return {
     state: stateName(snapshot.value),
-    queued: waitingCount(snapshot.context),
+    queued: inbox.queued,
     running: snapshot.context.running.length,
     max_concurrent_sessions: snapshot.context.maxConcurrent,
     cooldown_until: snapshot.context.cooldownUntil !== null && snapshot.context.cooldownUntil > snapshot.context.now
       ? new Date(snapshot.context.cooldownUntil).toISOString()
       : null,
-    next_available_at: waitingCount(snapshot.context) > 0
-      ? new Date(nextAvailableAt(snapshot.context)).toISOString()
-      : null,
+    next_available_at: inbox.nextAvailableAt === null ? null : new Date(inbox.nextAvailableAt).toISOString(),
     quota_held_until: isHeldByQuota(snapshot.context) ? new Date(snapshot.context.heldUntil!).toISOString() : null,
   };
 }

@@ -16,6 +16,12 @@ export interface InboxEntry {
   availableAt: number;
 }
 
+/** An inbox as a stored snapshot holds it. */
+export interface StoredInbox {
+  size: number;
+  nextAvailableAt: number | null;
+}
+
 interface HeapItem {
   availableAt: number;
   wakeupId: string;
@@ -89,9 +95,12 @@ export class AgentInbox {
     return earliest;
   }
 
-  /** What a stored snapshot keeps: the rows rebuild the entries (see the head of this file). */
-  toJSON(): { size: number } {
-    return { size: this.#entries.size };
+  /**
+   * What a stored snapshot keeps: enough for another replica to describe the actor (its API view),
+   * while the rows rebuild the entries (see the head of this file).
+   */
+  toJSON(): StoredInbox {
+    return { size: this.#entries.size, nextAvailableAt: this.nextAvailableAt(new Set()) };
   }
 
   #isStale(item: HeapItem): boolean {

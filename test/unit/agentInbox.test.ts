@@ -49,8 +49,8 @@ describe('the agent inbox', () => {
     expect(inbox.nextAvailableAt(none)).toBe(990);
   });
 
-  it('a stored snapshot holds its size, not its entries', () => {
-    const inbox = AgentInbox.from(Array.from({ length: 3000 }, (_, i) => ({ wakeupId: `w${i}`, availableAt: i })));
-    expect(JSON.stringify({ inbox })).toBe('{"inbox":{"size":3000}}');
+  it('a stored snapshot holds its size and next deadline, not its entries', () => {
+    const inbox = AgentInbox.from(Array.from({ length: 3000 }, (_, i) => ({ wakeupId: `w${i}`, availableAt: 5 + i })));
+    expect(JSON.stringify({ inbox })).toBe('{"inbox":{"size":3000,"nextAvailableAt":5}}');
   });
 });

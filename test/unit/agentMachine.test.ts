@@ -118,6 +118,16 @@ describe('agent machine', () => {
     expect(agent.view().state).toBe('paused.idle');
   });
 
+  it('another replica describes the actor from its stored snapshot as the live actor shows it', () => {
+    const agent = startAgent({ settings: { maxConcurrent: 1, cooldownMs: 0 } });
+    agent.queue('w1');
+    agent.queue('w2');
+    agent.queue('w3', T0 + 60_000);
+    const stored = JSON.parse(JSON.stringify(agent.actor.getPersistedSnapshot()));
+    expect(describeAgentActor(stored)).toEqual(agent.view());
+    expect(agent.view()).toMatchObject({ running: 1, queued: 2, next_available_at: new Date(T0).toISOString() });
+  });
+
   it('withdrawing a queued wakeup removes it from the inbox', () => {
     const agent = startAgent();
     agent.queue('w1');
