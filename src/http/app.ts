@@ -27,6 +27,9 @@ export async function buildApp(ctx: AppContext, logger: Logger): Promise<Fastify
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: ctx.config.bodyLimitBytes,
     // Every decision is logged by the services; per-request lines would only drown them.
     logController: new LogController({ disableRequestLogging: true }),
+    // The server closes after the sessions drained: an event stream or a client that stopped reading
+    // a response must not hold the shutdown (close would wait on its connection for ever).
+    forceCloseConnections: true,
     // Router-level refusals (a malformed URL, a path parameter over the length limit) get the same envelope.
     frameworkErrors: handleError,
     // Ids may be up to 200 characters (schemas.ts); the router's default of 100 would answer 414.
