@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { axeFindings, describeFindings } from './axe.js';
-import { launchChromium, NO_BROWSER, waitSettled } from './chromium.js';
+import { launchChromium, NO_BROWSER, waitSettled, newDesktopPage } from './chromium.js';
 import { DETAIL_PAGES, seedOffice } from './seed.js';
 
 const TOKEN = 'accessibility-token-8f3a';
@@ -42,8 +42,7 @@ describe.skipIf(NO_BROWSER)('accessibility of every dashboard page (axe-core in 
     await ensureDashboard({ log: () => {} });
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
+    page = await newDesktopPage(browser, UI_TIMEOUT);
   }, 60_000);
 
   afterAll(async () => {

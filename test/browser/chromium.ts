@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -20,6 +20,18 @@ export const NO_BROWSER = !existsSync(CHROMIUM) && !process.env.CI;
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+}
+
+/** The window every dashboard test looks through. */
+export const DESKTOP_VIEWPORT = { width: 1280, height: 860 };
+
+/** A page in a fresh desktop-sized context, with `timeout` for every step; `watch` sees the context first (its requests). */
+export async function newDesktopPage(browser: Browser, timeout: number, watch?: (context: BrowserContext) => void): Promise<Page> {
+  const context = await browser.newContext({ viewport: DESKTOP_VIEWPORT });
+  watch?.(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  return page;
 }
 
 /** Every console error and uncaught exception of `page`, with the URL it happened on. */

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { launchChromium, NO_BROWSER, recordPageErrors, waitSettled } from './chromium.js';
+import { launchChromium, NO_BROWSER, recordPageErrors, waitSettled, newDesktopPage } from './chromium.js';
 import { DETAIL_PAGES, seedOffice } from './seed.js';
 
 const TOKEN = 'console-errors-token-51ae';
@@ -39,8 +39,7 @@ describe.skipIf(NO_BROWSER)('every dashboard page in Chromium', () => {
     await ensureDashboard({ log: () => {} });
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
+    page = await newDesktopPage(browser, UI_TIMEOUT);
     errors = recordPageErrors(page);
   }, 60_000);
 

@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { clickNav, fullShot, loadedOnce, openLive } from './chromium.js';
+import { clickNav, fullShot, loadedOnce, openLive, DESKTOP_VIEWPORT } from './chromium.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -50,7 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     });
     workerId = worker.body.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser.newPage({ viewport: DESKTOP_VIEWPORT });
     page.setDefaultTimeout(UI_TIMEOUT);
     await openLive(page, `${h.url}/office/routines`);
   }, 60_000);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { launchChromium, NO_BROWSER, recordPageErrors } from './chromium.js';
+import { launchChromium, NO_BROWSER, recordPageErrors, newDesktopPage } from './chromium.js';
 
 const TOKEN = 'docs-page-token-5d1e';
 const SHOTS = join(process.cwd(), 'test-results', 'docs');
@@ -32,10 +32,7 @@ describe.skipIf(NO_BROWSER)('the API reference page in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     h = await startHarness({ OFFICE_API_TOKEN: TOKEN });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    context.on('request', (request) => requested.push(request.url()));
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
+    page = await newDesktopPage(browser, UI_TIMEOUT, (context) => context.on('request', (request) => requested.push(request.url())));
     errors = recordPageErrors(page);
   }, 60_000);
 

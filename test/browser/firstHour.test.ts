@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { PROGRAM_BIN } from '../helpers/agentPrograms.js';
 import { FIXTURES, startHarness, type Harness } from '../helpers/harness.js';
-import { clickNav, fullShot, launchChromium, loadedOnce, NO_BROWSER, openLive, recordPageErrors } from './chromium.js';
+import { clickNav, fullShot, launchChromium, loadedOnce, NO_BROWSER, openLive, recordPageErrors, DESKTOP_VIEWPORT } from './chromium.js';
 
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 const UI_TIMEOUT = 10_000;
@@ -50,7 +50,7 @@ describe.skipIf(NO_BROWSER)('the first hour, in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     h = await startHarness();
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: BROWSER_ZONE });
+    const context = await browser.newContext({ viewport: DESKTOP_VIEWPORT, timezoneId: BROWSER_ZONE });
     page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT);
     pageErrors = recordPageErrors(page);

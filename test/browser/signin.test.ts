@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboard } from '../../scripts/ensure-dashboard.mjs';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { launchChromium, NO_BROWSER, recordPageErrors } from './chromium.js';
+import { launchChromium, NO_BROWSER, recordPageErrors, DESKTOP_VIEWPORT } from './chromium.js';
 
 const TOKEN = 'browser-signin-token-3b9d1f';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
@@ -47,7 +47,7 @@ describe.skipIf(NO_BROWSER)('signing in to the dashboard in Chromium', () => {
     });
     agentId = agent.body.id;
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    context = await browser.newContext({ viewport: DESKTOP_VIEWPORT });
     context.on('request', (request) => requested.push(request.url()));
     page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT);
