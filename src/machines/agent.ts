@@ -65,7 +65,7 @@ const isHeldByQuota = (c: AgentContext) => (c.heldUntil ?? null) !== null && c.h
  * came first) waits for DISPATCH_ENDED: it is never handed to the pipeline twice at once.
  */
 const waitingCount = (c: AgentContext) => c.inbox.waitingCount(c.running);
-const nextAvailableAt = (c: AgentContext) => c.inbox.nextAvailableAt(new Set(c.running)) ?? Infinity;
+const nextAvailableAt = (c: AgentContext) => c.inbox.nextAvailableAt(c.running) ?? Infinity;
 
 /** How many wakeups may be claimed right now: every available one when not active, else up to the free slots. */
 function claimLimit(c: AgentContext): number {
@@ -159,7 +159,7 @@ export const agentMachine = setup({
     /** Transient: claim what can be claimed, then settle in the state that says why the rest waits. */
     routing: {
       entry: enqueueActions(({ context, enqueue }) => {
-        const ids = context.inbox.take(context.now, claimLimit(context), new Set(context.running));
+        const ids = context.inbox.take(context.now, claimLimit(context), context.running);
         if (ids.length === 0) return;
         enqueue.assign({ inbox: context.inbox, running: [...context.running, ...ids] });
         for (const wakeupId of ids) enqueue({ type: 'dispatch', params: { wakeupId } });

@@ -43,10 +43,6 @@ export class AgentInbox {
     return this.#entries.size;
   }
 
-  has(wakeupId: string): boolean {
-    return this.#entries.has(wakeupId);
-  }
-
   offer(entry: InboxEntry): void {
     this.#entries.delete(entry.wakeupId);
     this.#entries.set(entry.wakeupId, entry.availableAt);
@@ -58,15 +54,16 @@ export class AgentInbox {
   }
 
   /**
-   * Takes up to `limit` entries available at `now`, oldest offer first, skipping those in `busy`
-   * (offered again while their dispatch still ends). It walks past entries that are not available
+   * Takes up to `limit` entries available at `now`, oldest offer first, skipping those in `busy`:
+   * the running wakeups (a few), one of which may be offered again while its dispatch still ends.
+   * It walks past entries that are not available
    * yet, so its cost is the claimed entries plus the held ones ahead of them.
    */
-  take(now: number, limit: number, busy: ReadonlySet<string>): string[] {
+  take(now: number, limit: number, busy: readonly string[]): string[] {
     const taken: string[] = [];
     if (limit <= 0) return taken;
     for (const [wakeupId, availableAt] of this.#entries) {
-      if (availableAt > now || busy.has(wakeupId)) continue;
+      if (availableAt > now || busy.includes(wakeupId)) continue;
       taken.push(wakeupId);
       if (taken.length >= limit) break;
     }
@@ -82,15 +79,15 @@ export class AgentInbox {
   }
 
   /** The earliest availableAt among waiting entries (not in `busy`), or null when none waits. */
-  nextAvailableAt(busy: ReadonlySet<string>): number | null {
+  nextAvailableAt(busy: readonly string[]): number | null {
     this.#dropStaleTop();
     const top = this.#heap[0];
     if (top === undefined) return null;
-    if (!busy.has(top.wakeupId)) return top.availableAt;
+    if (!busy.includes(top.wakeupId)) return top.availableAt;
     // Rare: the earliest entry was offered again while it still runs. Look at the rest directly.
     let earliest: number | null = null;
     for (const [wakeupId, availableAt] of this.#entries) {
-      if (!busy.has(wakeupId) && (earliest === null || availableAt < earliest)) earliest = availableAt;
+      if (!busy.includes(wakeupId) && (earliest === null || availableAt < earliest)) earliest = availableAt;
     }
     return earliest;
   }
@@ -100,7 +97,7 @@ export class AgentInbox {
    * while the rows rebuild the entries (see the head of this file).
    */
   toJSON(): StoredInbox {
-    return { size: this.#entries.size, nextAvailableAt: this.nextAvailableAt(new Set()) };
+    return { size: this.#entries.size, nextAvailableAt: this.nextAvailableAt([]) };
   }
 
   #isStale(item: HeapItem): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentInbox } from '../../src/machines/agentInbox.js';
 
-const none = new Set<string>();
+const none: string[] = [];
 
 describe('the agent inbox', () => {
   it('takes available entries oldest offer first, up to the limit, and leaves held ones in place', () => {
@@ -35,7 +35,7 @@ describe('the agent inbox', () => {
 
   it('an entry whose dispatch still ends is skipped, not counted as waiting, and not waited for', () => {
     const inbox = AgentInbox.from([{ wakeupId: 'busy', availableAt: 10 }, { wakeupId: 'free', availableAt: 30 }]);
-    const busy = new Set(['busy']);
+    const busy = ['busy'];
     expect(inbox.waitingCount(['busy'])).toBe(1);
     expect(inbox.nextAvailableAt(busy)).toBe(30);
     expect(inbox.take(100, 5, busy)).toEqual(['free']);
