@@ -199,7 +199,7 @@ describe('replicas on PostgreSQL signal each other (LISTEN/NOTIFY)', () => {
     const { holder, other } = await holderOf(agentId, [a, b]);
     const holderId = (await sql.query('SELECT owner_id FROM agent_leases WHERE agent_id = $1', [agentId])).rows[0].owner_id as string;
     const listenerOfHolder = async () => (await sql.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [signalsApplicationName(holderId)])).rows[0]?.pid;
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [signalsApplicationName(holderId)])).rows[0]?.pid;
     const before = await waitFor(listenerOfHolder, 'the holder\'s listening connection');
 
     // The assignment's signal is lost for sure: it is never sent (as if sent while the holder was not listening).

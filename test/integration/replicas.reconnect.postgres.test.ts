@@ -33,7 +33,7 @@ async function watchSignals(databaseUrl: string) {
   sql.on('notification', (notification) => { relayed.push(notification.payload ?? ''); });
   await sql.query(`LISTEN ${RELAY_CHANNEL}`);
   const listenerPid = async (replica: InProcessReplica) => (await sql.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [signalsApplicationName(replica.id)])).rows[0]?.pid;
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [signalsApplicationName(replica.id)])).rows[0]?.pid;
   return {
     close: () => sql.end(),
     /**
