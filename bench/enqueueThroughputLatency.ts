@@ -132,13 +132,14 @@ async function throughputAtDepth(depth: number): Promise<number> {
   const held = new Promise<void>((resolve) => (release = resolve));
   let measuring: { from: number; resolve: (seconds: number) => void } | null = null;
   let assign: (agentId: string) => void = () => {};
+  const profile = sqlProfileIfAsked();
   const bench = await benchScheduler({}, new Map([['noop', async (request: LaunchRequest) => {
     started++;
     if (measuring && started - measuring.from === P7_MEASURED) measuring.resolve(performance.now());
     assign(request.agentId);
     await held;
     return {};
-  }]]), true);
+  }]]), true, profile);
   const { workspaceId, agentIds } = await bench.seedAgents(P7_AGENTS, { maxConcurrent: 1, executor: { kind: 'function', name: 'noop' } });
   const { services } = bench.scheduler;
   let seq = 0;
@@ -147,9 +148,12 @@ async function throughputAtDepth(depth: number): Promise<number> {
   // A replacement still being written when the bench stops may fail; the figure is already taken.
   assign = (agentId) => void createFor(agentId).catch(() => {});
   const end = new Promise<number>((resolve) => (measuring = { from: started, resolve }));
+  const window = profile && profileWindow(`P7 at ${depth} queued`, 'SQLite', profile);
+  window?.start();
   const start = performance.now();
   release();
   const seconds = ((await end) - start) / 1000;
+  window?.end(P7_MEASURED, { pageSize: walPageSize(bench.dbPath) });
   assign = () => {};
   await bench.stop();
   return P7_MEASURED / seconds;

@@ -6,8 +6,8 @@
  * own in a temp directory; P6b and P6c run replicas as child processes. BENCH_P6A_N and BENCH_P6B_N
  * set how many assignments they measure, BENCH_P6B_LEASE_SEC P6b's lease, and BENCH_CPU_PROF_DIR
  * makes each replica process write a CPU profile there.
- * `--sql` (with or without suite ids: `npm run bench -- P2 --sql`) adds a statement profile of P2
- * and P6a over their measured windows after the table (sqlProfile.ts).
+ * `--sql` (with or without suite ids: `npm run bench -- P2 --sql`) adds a statement profile of P2,
+ * P6a and P7's two depths over their measured windows after the table (sqlProfile.ts).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

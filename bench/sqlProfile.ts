@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --sql`: a statement profile of P2 (SQLite) and P6a (PostgreSQL) over each one's
+ * `npm run bench -- --sql`: a statement profile of P2 and P7 (SQLite) and P6a (PostgreSQL) over each one's
  * measured window, printed after the figures: each statement's count, total and mean time (in the
  * client: from the call to the answer) and share, then the commits, their mean time, what they
  * wrote and the statements per wakeup.

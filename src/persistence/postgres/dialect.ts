@@ -20,6 +20,7 @@ export const POSTGRES_TEXT: SqlText = {
   lockOf: (mode, alias) => ` FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'} OF ${alias}`,
   jsonAgg: (expr, orderBy) => `COALESCE(jsonb_agg(${expr} ORDER BY ${orderBy}), '[]'::jsonb)`,
   jsonNested: (subquery) => subquery,
+  notIndexedBy: (column) => column,
 };
 
 /** PostgreSQL's side of the shared statements (../sql/dialect.ts). */

@@ -134,6 +134,12 @@ export interface SqlText {
   jsonAgg(expr: string, orderBy: string): string;
   /** A subquery's JSON array or object, to nest in a JSON object: json(…) on SQLite, which may read a subquery's JSON as text; as it is on PostgreSQL. */
   jsonNested(subquery: string): string;
+  /**
+   * `column` in a term the planner must not seek an index by, where another term names the better
+   * index: `+column` on SQLite, whose planner has no statistics and takes the index that matches the
+   * most terms; the column as it is on PostgreSQL, whose statistics choose.
+   */
+  notIndexedBy(column: string): string;
 }
 
 /** `'name', column` pairs for json_object / json_build_object. */

@@ -120,26 +120,32 @@ function statements(dialect: SqlText, appendWake: string, columns: readonly stri
   });
 
   const columnList = columns.join(', ');
-  /** The atomic claim: queued (or a due retry) to claimed, only while the fence holds the agent's lease. */
-  const claim = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
-    WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy(dialect, 'agent_wakeup_requests.agent_id')}`;
 
-  return {
-    /**
-     * The one statement of the common path. The target is the oldest queued wakeup of the agent and
-     * source inside the window that the request may join (on its task, unless any task will do), else
-     * the agent's run of the same task that has not started; with neither, the row is queued, or
-     * skipped when it needs a routine-run slot and a cap is full (atCap). No row: the agent is gone or
-     * the key is taken. The window target is locked (FOR UPDATE, on PostgreSQL), so a claim racing
-     * it either takes it first (it is then no target) or waits and sees the fold.
-     */
-    enqueueOrFold: `WITH agent AS (SELECT workspace_id, max_concurrent_routine_runs AS routine_cap FROM agent_instances
+  /**
+   * The oldest queued wakeup of the agent and source inside the window that the request may join.
+   * Bound to its task, it is a seek on the task's queued wakeups (wakeups_by_task), whatever the
+   * agent's queue holds; a request that may fold whatever the task walks the agent's queue inside
+   * the window.
+   */
+  const windowTargetWhere = {
+    onTask: `task_id = ${cast('@task_id', 'text')} AND status = 'queued' AND ${dialect.notIndexedBy('agent_id')} = @agent_id`,
+    anyTask: "agent_id = @agent_id AND status = 'queued'",
+  };
+  const windowTarget = (where: string) => `SELECT id, task_id, ${cast('NULL', 'text')} AS run_id FROM agent_wakeup_requests
+        WHERE @fold = 1 AND ${cast('@window_since', 'bigint')} IS NOT NULL AND ${where} AND source = @source
+          AND requested_at >= ${cast('@window_since', 'bigint')} AND retry_count = 0
+        ORDER BY requested_at, id LIMIT 1${lock('update')}`;
+
+  /**
+   * The one statement of the common path. The target is the window's (windowTarget), else the
+   * agent's run of the same task that has not started; with neither, the row is queued, or skipped
+   * when it needs a routine-run slot and a cap is full (atCap). No row: the agent is gone or the key
+   * is taken. The window target is locked (FOR UPDATE, on PostgreSQL), so a claim racing it either
+   * takes it first (it is then no target) or waits and sees the fold.
+   */
+  const enqueueOrFold = (windowTargetIs: string) => `WITH agent AS (SELECT workspace_id, max_concurrent_routine_runs AS routine_cap FROM agent_instances
         WHERE id = @agent_id AND deleted_at IS NULL),
-      window_target AS (
-        SELECT id, task_id, ${cast('NULL', 'text')} AS run_id FROM agent_wakeup_requests
-        WHERE @fold = 1 AND ${cast('@window_since', 'bigint')} IS NOT NULL AND agent_id = @agent_id AND status = 'queued' AND source = @source
-          AND requested_at >= ${cast('@window_since', 'bigint')} AND retry_count = 0 AND (@any_task = 1 OR ${taskIs})
-        ORDER BY requested_at, id LIMIT 1${lock('update')}),
+      window_target AS (${windowTarget(windowTargetIs)}),
       run_target AS (${unstartedRun}),
       target AS (
         SELECT id, run_id FROM (
@@ -152,7 +158,15 @@ function statements(dialect: SqlText, appendWake: string, columns: readonly stri
         FROM agent CROSS JOIN own_run LEFT JOIN target t ON true)
       INSERT INTO agent_wakeup_requests (${columnList})
       SELECT ${queuedOrFolded} FROM d WHERE true
-      ON CONFLICT (idempotency_key) DO NOTHING ${ENQUEUE_DECIDED}`,
+      ON CONFLICT (idempotency_key) DO NOTHING ${ENQUEUE_DECIDED}`;
+
+  /** The atomic claim: queued (or a due retry) to claimed, only while the fence holds the agent's lease. */
+  const claim = `UPDATE agent_wakeup_requests SET status = 'claimed', claimed_at = @at, skip_reason = NULL, waiting_on_checkout = NULL
+    WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy(dialect, 'agent_wakeup_requests.agent_id')}`;
+
+  return {
+    /** enqueueOrFold for a request bound to its task, and for one that may fold whatever the task (FoldRule.anyTask). */
+    enqueueOrFold: { onTask: enqueueOrFold(windowTargetWhere.onTask), anyTask: enqueueOrFold(windowTargetWhere.anyTask) },
     /** `WHERE true`: without it SQLite's parser would read the upsert's ON CONFLICT as a join's constraint. */
     foldInto: `WITH t AS (SELECT id FROM agent_wakeup_requests
         WHERE id = @target AND status IN ('queued', 'scheduled_retry')${lock('update')})
@@ -231,8 +245,9 @@ export class WakeupsSql implements WakeupRepo {
 
   /** The one statement of the common path (see statements): the row as stored, or none. */
   protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null): MaybePromise<Stored | undefined> {
-    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(this.writing(wakeup).enqueueOrFold, {
-      ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false,
+    const { enqueueOrFold } = this.writing(wakeup);
+    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(fold?.anyTask === false ? enqueueOrFold.onTask : enqueueOrFold.anyTask, {
+      ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null,
       slot_cap: slot?.deploymentCap ?? null, refused_reason: CAP_REACHED,
     }), (decided) => {
       if (!decided) return undefined;

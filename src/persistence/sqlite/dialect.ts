@@ -19,6 +19,7 @@ export const SQLITE_TEXT: SqlText = {
   lockOf: () => '',
   jsonAgg: (expr, orderBy) => `json_group_array(${expr} ORDER BY ${orderBy})`,
   jsonNested: (subquery) => `json(${subquery})`,
+  notIndexedBy: (column) => `+${column}`,
 };
 
 /** SQLite's side of the shared statements (../sql/dialect.ts). */

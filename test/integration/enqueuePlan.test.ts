@@ -1,0 +1,55 @@
+/**
+ * The enqueue's fold lookup must not cost more as an agent's queue grows (issue: a cost that does
+ * not grow with the queue). A request bound to its task looks for its window target among that
+ * task's queued wakeups; SQLite's planner, which has no statistics, would otherwise walk the agent's
+ * whole queue inside the window by wakeups_by_agent_status.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { FAST_ENV } from '../helpers/harness.js';
+
+/** The plan of `text` with every parameter NULL: the steps' details, in order. */
+function planOf(db: Database.Database, text: string): string[] {
+  const params = Object.fromEntries([...text.matchAll(/@(\w+)/g)].map(([, name]) => [name, null]));
+  return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(params) as { detail: string }[]).map((step) => step.detail);
+}
+
+describe("the enqueue's fold lookup", () => {
+  let scheduler: Scheduler | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await scheduler?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    scheduler = undefined;
+    dir = undefined;
+  });
+
+  it('looks for the fold target of a request bound to its task among that task\'s queued wakeups, not the agent\'s queue', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'office-enqueue-plan-'));
+    const dbPath = join(dir, 'office.db');
+    const profile = new StatementProfile();
+    // Not started: no actor claims, so the tasks' wakeups stay queued.
+    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
+    const agent = await scheduler.services.org.createAgent({ workspace_id: workspace.id, name: 'Worker', role: 'worker' });
+    for (let i = 0; i < 3; i++) await scheduler.services.tasks.createTask({ workspace_id: workspace.id, title: `t${i}`, assignee_agent_instance_id: agent.id });
+    const enqueues = profile.statements().filter((s) => s.text.startsWith('WITH agent AS'));
+    expect(enqueues.map((s) => s.count)).toEqual([3]);
+
+    const reader = new Database(dbPath, { readonly: true });
+    try {
+      const plan = planOf(reader, enqueues[0]!.text);
+      const seeksOfQueue = plan.filter((step) => /agent_wakeup_requests USING INDEX wakeups_by_agent_status \(agent_id=\? AND status=\? AND requested_at>\?\)/.test(step));
+      expect(seeksOfQueue, plan.join('\n')).toEqual([]);
+      expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_task \(task_id=\? AND status=\?\)/.test(step)), plan.join('\n')).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+});
