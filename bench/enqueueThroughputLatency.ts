@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { LaunchRequest } from '../src/executors/types.js';
 import { newId } from '../src/services/ids.js';
-import { profileWindow, sqlProfileIfAsked, walPageSize } from './sqlProfile.js';
+import { profileWindow, sqlProfileIfAsked, sqliteWindowEnd } from './sqlProfile.js';
 import { benchScheduler, percentile, type Figure } from './support.js';
 
 export async function p1EnqueueRatio(): Promise<Figure[]> {
@@ -99,7 +99,7 @@ export async function p2Throughput(): Promise<Figure[]> {
   await Promise.all(creations);
   await done;
   const seconds = (performance.now() - start) / 1000;
-  window?.end(N, { pageSize: walPageSize(bench.dbPath) });
+  window?.end(N, sqliteWindowEnd(bench.dbPath, profile!));
   await bench.stop();
   const rate = N / seconds;
   const raw = await freshRawInsertRate(20_000);
@@ -153,7 +153,7 @@ async function throughputAtDepth(depth: number): Promise<number> {
   const start = performance.now();
   release();
   const seconds = ((await end) - start) / 1000;
-  window?.end(P7_MEASURED, { pageSize: walPageSize(bench.dbPath) });
+  window?.end(P7_MEASURED, sqliteWindowEnd(bench.dbPath, profile!));
   assign = () => {};
   await bench.stop();
   return P7_MEASURED / seconds;

@@ -14,6 +14,7 @@
  * The figures of a profiled run are measured with the profile attached: two clock reads and a map
  * lookup per statement, a read of the -shm header around each SQLite commit.
  */
+import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -52,11 +53,19 @@ interface SqlReport {
   /** SQLite: WAL frames the commits appended, and the page size. */
   walFrames: number | null;
   pageSize: number | null;
+  /** SQLite: the pages the commits wrote, by table or index (most first). */
+  pagesByTree: TreePages[] | null;
   /** PostgreSQL: WAL bytes written over the window (the whole server). */
   walBytes: number | null;
   /** PostgreSQL: pg_stat_statements over the window; null when it is not loaded. */
   server: ServerStatement[] | null;
   serverNote?: string;
+}
+
+/** A table or index (SQLite's b-tree name, as dbstat names it) and the pages of it the commits wrote. */
+interface TreePages {
+  name: string;
+  pages: number;
 }
 
 /** A measured window: `reset` at its start, `end` at its end, which keeps the report to print. */
@@ -68,11 +77,11 @@ export function profileWindow(id: string, backend: SqlReport['backend'], profile
       started = performance.now();
     },
     /** Keeps the profile as it stands now; returns the kept report, for what is read after the window (the server's side). */
-    end(wakeups: number, extra: Partial<Pick<SqlReport, 'pageSize' | 'walBytes' | 'server' | 'serverNote'>> = {}): SqlReport {
+    end(wakeups: number, extra: Partial<Pick<SqlReport, 'pageSize' | 'pagesByTree' | 'walBytes' | 'server' | 'serverNote'>> = {}): SqlReport {
       const report: SqlReport = {
         id, backend, wakeups, windowMs: performance.now() - started, statements: profile.statements(),
         commits: profile.commits, commitMs: profile.commitMs, writingCommits: profile.writingCommits, walFrames: profile.walFrames,
-        pageSize: null, walBytes: null, server: null, ...extra,
+        pageSize: null, pagesByTree: null, walBytes: null, server: null, ...extra,
       };
       reports.push(report);
       return report;
@@ -80,8 +89,35 @@ export function profileWindow(id: string, backend: SqlReport['backend'], profile
   };
 }
 
+/** What an SQLite window's report reads from the database file at its end: the page size and the written pages by table or index. */
+export function sqliteWindowEnd(dbPath: string, profile: StatementProfile): Pick<SqlReport, 'pageSize' | 'pagesByTree'> {
+  return { pageSize: walPageSize(dbPath), pagesByTree: pagesByTree(dbPath, profile.pageWrites) };
+}
+
+/**
+ * The written pages (number to times written) by the table or index that holds each now, read
+ * from dbstat on a connection of its own. A page that no b-tree holds at the end (freed, or on the
+ * freelist) counts as "(free)".
+ */
+function pagesByTree(dbPath: string, pageWrites: ReadonlyMap<number, number>): TreePages[] | null {
+  if (pageWrites.size === 0) return null;
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const owner = new Map<number, string>();
+    for (const row of db.prepare('SELECT name, pageno FROM dbstat').iterate() as Iterable<{ name: string; pageno: number }>) owner.set(row.pageno, row.name);
+    const byTree = new Map<string, number>();
+    for (const [page, writes] of pageWrites) {
+      const name = owner.get(page) ?? '(free)';
+      byTree.set(name, (byTree.get(name) ?? 0) + writes);
+    }
+    return [...byTree].map(([name, pages]) => ({ name, pages })).sort((a, b) => b.pages - a.pages);
+  } finally {
+    db.close();
+  }
+}
+
 /** The page size of an SQLite database in WAL mode, from its WAL file's header (no statement); null without one. */
-export function walPageSize(dbPath: string): number | null {
+function walPageSize(dbPath: string): number | null {
   try {
     const fd = openSync(`${dbPath}-wal`, 'r');
     try {
@@ -164,6 +200,10 @@ export function printSqlProfiles(): void {
     }
     if (report.walBytes !== null) {
       lines.push(`WAL bytes per commit: ${per(report.walBytes, report.commits, 0)} (${per(report.walBytes, report.writingCommits, 0)} per write commit; ${report.walBytes} bytes over the window, pg_current_wal_lsn before and after, whole server)`);
+    }
+    if (report.pagesByTree) {
+      lines.push(`WAL pages by table or index (the page's owner at the window's end, dbstat), per wakeup: ${report.pagesByTree
+        .map((tree) => `${tree.name} ${per(tree.pages, report.wakeups)}`).join(', ')}`);
     }
     lines.push(`statements per wakeup: ${per(count, report.wakeups)}`);
     lines.push(report.backend === 'SQLite'

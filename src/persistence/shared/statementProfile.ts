@@ -28,6 +28,8 @@ export class StatementProfile {
   writingCommits = 0;
   /** SQLite: the WAL frames (pages) the commits appended; null where they are not measured (PostgreSQL, :memory:). */
   walFrames: number | null = null;
+  /** SQLite: how many times the commits wrote each page (by its number), to tell what the pages were (the bench maps them to tables and indexes). */
+  readonly pageWrites = new Map<number, number>();
 
   /** One statement that took `ms`, failed or not. */
   record(sql: string, ms: number): void {
@@ -53,6 +55,11 @@ export class StatementProfile {
     if (walFrames !== null) this.walFrames = (this.walFrames ?? 0) + walFrames;
   }
 
+  /** The pages one SQLite commit appended to the WAL, by number; null when they could not be read. */
+  pagesWritten(pages: readonly number[] | null): void {
+    for (const page of pages ?? []) this.pageWrites.set(page, (this.pageWrites.get(page) ?? 0) + 1);
+  }
+
   /** Forgets everything so far: the start of a measured window. */
   reset(): void {
     this.byText.clear();
@@ -61,6 +68,7 @@ export class StatementProfile {
     this.commitMs = 0;
     this.writingCommits = 0;
     this.walFrames = null;
+    this.pageWrites.clear();
   }
 
   /** The statements, the most time first. */

@@ -224,8 +224,10 @@ export class SqliteStore implements Store {
     const start = performance.now();
     this.sql.exec('COMMIT');
     const ms = performance.now() - start;
-    const frames = framesAppended(before, this.walIndex!.read());
+    const after = this.walIndex!.read();
+    const frames = framesAppended(before, after);
     profile.commit(ms, frames === null ? outcomes.some((outcome) => outcome.unit.kind === 'write') : frames > 0, frames);
+    profile.pagesWritten(this.walIndex!.pagesAppended(before, after));
   }
 
   /**

@@ -30,9 +30,16 @@ const MX_FRAME = 16;
 const SALT = 32;
 const IS_INIT = 12;
 
+/** The WAL file's header, then each frame's: a frame is its header and one page, the header starting with the page's number. */
+const WAL_HEADER_BYTES = 32;
+const WAL_PAGE_SIZE = 8;
+const FRAME_HEADER_BYTES = 24;
+
 export class WalIndex {
   private fd: number | null = null;
+  private walFd: number | null = null;
   private readonly buffer = Buffer.alloc(HEADER_BYTES * 2);
+  private readonly word = Buffer.alloc(4);
 
   constructor(private readonly dbPath: string) {}
 
@@ -53,9 +60,34 @@ export class WalIndex {
     return { salt1: header.readUInt32BE(SALT), salt2: header.readUInt32BE(SALT + 4), mxFrame };
   }
 
+  /**
+   * The numbers of the pages in the frames one commit appended (framesAppended's range, read from
+   * the frames' headers in the -wal file), so that the profile can tell which table or index each
+   * page belongs to; null when the positions are unknown or the file cannot be read.
+   */
+  pagesAppended(before: WalPosition | null, after: WalPosition | null): number[] | null {
+    const count = framesAppended(before, after);
+    if (count === null || after === null) return null;
+    try {
+      this.walFd ??= openSync(`${this.dbPath}-wal`, 'r');
+      if (readSync(this.walFd, this.word, 0, 4, WAL_PAGE_SIZE) < 4) return null;
+      const frameBytes = FRAME_HEADER_BYTES + this.word.readUInt32BE(0);
+      const pages: number[] = [];
+      for (let frame = after.mxFrame - count; frame < after.mxFrame; frame++) {
+        if (readSync(this.walFd, this.word, 0, 4, WAL_HEADER_BYTES + frame * frameBytes) < 4) return null;
+        pages.push(this.word.readUInt32BE(0));
+      }
+      return pages;
+    } catch {
+      return null;
+    }
+  }
+
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
+    if (this.walFd !== null) closeSync(this.walFd);
     this.fd = null;
+    this.walFd = null;
   }
 }
 

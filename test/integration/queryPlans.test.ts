@@ -1,8 +1,6 @@
 /**
- * The enqueue's fold lookup must not cost more as an agent's queue grows (issue: a cost that does
- * not grow with the queue). A request bound to its task looks for its window target among that
- * task's queued wakeups; SQLite's planner, which has no statistics, would otherwise walk the agent's
- * whole queue inside the window by wakeups_by_agent_status.
+ * Plans of statements whose cost must not grow with the history or the queue, read with EXPLAIN
+ * QUERY PLAN on SQLite, whose planner has no statistics and chooses by the indexes' shapes alone.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +18,7 @@ function planOf(db: Database.Database, text: string): string[] {
   return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(params) as { detail: string }[]).map((step) => step.detail);
 }
 
-describe("the enqueue's fold lookup", () => {
+describe('query plans', () => {
   let scheduler: Scheduler | undefined;
   let dir: string | undefined;
   afterEach(async () => {
@@ -30,7 +28,7 @@ describe("the enqueue's fold lookup", () => {
     dir = undefined;
   });
 
-  it('looks for the fold target of a request bound to its task among that task\'s queued wakeups, not the agent\'s queue', async () => {
+  it('the enqueue looks for the fold target of a request bound to its task among that task\'s queued wakeups, not the agent\'s queue', async () => {
     dir = mkdtempSync(join(tmpdir(), 'office-enqueue-plan-'));
     const dbPath = join(dir, 'office.db');
     const profile = new StatementProfile();
@@ -48,6 +46,28 @@ describe("the enqueue's fold lookup", () => {
       const seeksOfQueue = plan.filter((step) => /agent_wakeup_requests USING INDEX wakeups_by_agent_status \(agent_id=\? AND status=\? AND requested_at>\?\)/.test(step));
       expect(seeksOfQueue, plan.join('\n')).toEqual([]);
       expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_task \(task_id=\? AND status=\?\)/.test(step)), plan.join('\n')).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a page of a workspace\'s wakeups, newest first, is a seek in that order, not a sort of the workspace\'s history', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'office-list-plan-'));
+    const dbPath = join(dir, 'office.db');
+    const profile = new StatementProfile();
+    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
+    profile.reset();
+    const page = await scheduler.app.inject({ method: 'GET', url: `/api/office/wakeups?workspace_id=${workspace.id}&limit=50` });
+    expect(page.statusCode).toBe(200);
+    const [list] = profile.statements().filter((s) => s.text.startsWith('SELECT * FROM agent_wakeup_requests'));
+    expect(list, profile.statements().map((s) => s.text).join('\n')).toBeDefined();
+
+    const reader = new Database(dbPath, { readonly: true });
+    try {
+      const plan = planOf(reader, list!.text);
+      expect(plan.filter((step) => step.startsWith('USE TEMP B-TREE FOR ORDER BY')), plan.join('\n')).toEqual([]);
+      expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_workspace \(workspace_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
     } finally {
       reader.close();
     }
