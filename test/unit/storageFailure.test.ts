@@ -70,7 +70,7 @@ describe('openDatabase', () => {
     const dir = mkdtempSync(join(tmpdir(), 'office-db-'));
     try {
       const db = openDatabase(join(dir, 'office.db'), { synchronous: 'NORMAL' });
-      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
       expect(db.pragma('journal_size_limit', { simple: true })).toBe(4 * 1024 * 1024);
       db.close();
     } finally {

@@ -11,11 +11,14 @@ export interface OpenOptions {
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Pages after which a commit checkpoints the WAL into the database: SQLite's own default (about
- * 4 MiB at 4 KiB pages), set here so that it holds whatever the build's default is. It bounds the
- * WAL during a long burst; the store truncates it to zero once writes stop (see SqliteStore).
+ * Pages after which a commit checkpoints the WAL into the database (about 40 MiB at 4 KiB pages).
+ * The checkpoint runs inside the commit that crosses the mark, on the event loop, and syncs both
+ * files: at SQLite's default of 1,000 pages a saturated scheduler paid it every dozen commits. Ten
+ * times as many pages made P2's measured window 10% shorter in three runs out of three, taken in
+ * turn with the default. It still bounds the WAL during a long burst; the store truncates it to
+ * zero once writes stop (see SqliteStore).
  */
-const WAL_AUTOCHECKPOINT_PAGES = 1000;
+const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
  * After a checkpoint the WAL is reused from its start but keeps its size on disk; this cuts it back
