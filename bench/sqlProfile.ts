@@ -19,6 +19,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { StatementProfile, type StatementStat } from '../src/persistence/shared/statementProfile.js';
+import { percentile } from './support.js';
 
 let enabled = false;
 const reports: SqlReport[] = [];
@@ -49,6 +50,8 @@ interface SqlReport {
   statements: StatementStat[];
   commits: number;
   commitMs: number;
+  /** The commits' times, for their tail. */
+  commitTimes: number[];
   writingCommits: number;
   /** SQLite: WAL frames the commits appended, and the page size. */
   walFrames: number | null;
@@ -80,7 +83,7 @@ export function profileWindow(id: string, backend: SqlReport['backend'], profile
     end(wakeups: number, extra: Partial<Pick<SqlReport, 'pageSize' | 'pagesByTree' | 'walBytes' | 'server' | 'serverNote'>> = {}): SqlReport {
       const report: SqlReport = {
         id, backend, wakeups, windowMs: performance.now() - started, statements: profile.statements(),
-        commits: profile.commits, commitMs: profile.commitMs, writingCommits: profile.writingCommits, walFrames: profile.walFrames,
+        commits: profile.commits, commitMs: profile.commitMs, commitTimes: [...profile.commitTimes], writingCommits: profile.writingCommits, walFrames: profile.walFrames,
         pageSize: null, pagesByTree: null, walBytes: null, server: null, ...extra,
       };
       reports.push(report);
@@ -183,6 +186,15 @@ const us = (value: number) => (value * 1000).toFixed(1);
 const pct = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '-');
 const per = (value: number, count: number, digits = 2) => (count > 0 ? (value / count).toFixed(digits) : '-');
 
+/** The commits' p50, p99 and longest, and what the commits over 10 ms took of all commit time. */
+function commitTail(times: readonly number[]): string {
+  if (times.length === 0) return '-';
+  const total = times.reduce((sum, t) => sum + t, 0);
+  const long = times.filter((t) => t > 10);
+  return `p50 ${percentile([...times], 50).toFixed(2)} ms, p99 ${percentile([...times], 99).toFixed(2)} ms, longest ${times.reduce((max, t) => Math.max(max, t), 0).toFixed(1)} ms; `
+    + `${long.length} over 10 ms, ${pct(long.reduce((sum, t) => sum + t, 0), total)} of commit time`;
+}
+
 /** Prints the profiles kept so far, one after another. */
 export function printSqlProfiles(): void {
   for (const report of reports) {
@@ -194,6 +206,7 @@ export function printSqlProfiles(): void {
     for (const line of table(['statement', 'count', 'total ms', 'mean µs', 'share'], rows, 1)) console.log(line);
     const lines = [
       `commits: ${report.commits} (${report.writingCommits} wrote), mean ${per(report.commitMs, report.commits, 3)} ms, ${per(report.commits, report.wakeups, 3)} per wakeup`,
+      `commit times: ${commitTail(report.commitTimes)}`,
     ];
     if (report.walFrames !== null) {
       lines.push(`WAL pages per commit: ${per(report.walFrames, report.commits)} (${per(report.walFrames, report.writingCommits)} per commit that wrote; ${report.walFrames} pages of ${report.pageSize ?? '?'} bytes, from the -shm wal-index, exact)`);

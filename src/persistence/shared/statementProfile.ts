@@ -21,6 +21,8 @@ export class StatementProfile {
   /** Every COMMIT that reached the database (a unit that ran no statement sends none on PostgreSQL). */
   commits = 0;
   commitMs = 0;
+  /** Each COMMIT's time, in order: a mean hides the few long ones (a checkpoint inside a commit) that make a tail. */
+  readonly commitTimes: number[] = [];
   /**
    * The commits that wrote: on SQLite those that appended WAL frames, on PostgreSQL those of write
    * units (a read unit's COMMIT writes nothing).
@@ -51,6 +53,7 @@ export class StatementProfile {
   commit(ms: number, writing: boolean, walFrames: number | null = null): void {
     this.commits++;
     this.commitMs += ms;
+    this.commitTimes.push(ms);
     if (writing) this.writingCommits++;
     if (walFrames !== null) this.walFrames = (this.walFrames ?? 0) + walFrames;
   }
@@ -66,6 +69,7 @@ export class StatementProfile {
     this.byRawText.clear();
     this.commits = 0;
     this.commitMs = 0;
+    this.commitTimes.length = 0;
     this.writingCommits = 0;
     this.walFrames = null;
     this.pageWrites.clear();
