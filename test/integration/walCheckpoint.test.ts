@@ -6,11 +6,11 @@
  * simulated clock, so the test fires the idle checkpoint by stepping it.
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { SqliteStore } from '../../src/persistence/sqlite/store.js';
 
@@ -60,5 +60,39 @@ describe('the idle WAL checkpoint', () => {
     await new Promise((resolve) => setImmediate(resolve));
     pastIdle();
     expect(store.storageHealth().walBytes).toBe(0);
+  });
+});
+
+/**
+ * How many frames of the WAL have been copied into the database: nBackfill, the first field of the
+ * checkpoint information after the -shm file's two 48-byte header copies (SQLite's "WAL-index
+ * format"), in the machine's byte order.
+ */
+function framesBackfilled(path: string): number {
+  const shm = readFileSync(`${path}-shm`);
+  return endianness() === 'LE' ? shm.readUInt32LE(96) : shm.readUInt32BE(96);
+}
+
+describe('the WAL during a burst of writes', () => {
+  it('is checkpointed by a thread of its own, not inside the commits, and the idle TRUNCATE still empties it afterwards', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'office-wal-'));
+    const path = join(dir, 'office.db');
+    const clock = new SimulatedClock();
+    const warnings: string[] = [];
+    const log = { info: () => undefined, error: () => undefined, warn: (_: unknown, message: string) => { warnings.push(message); } };
+    store = new SqliteStore({ path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined, timers: clock, log: log as never });
+    await store.transaction(async (tx) => {
+      await tx.workspaces.insert({ id: 'ws_1', name: 'One', created_at: 1, updated_at: 1 } as never);
+    });
+    // Far fewer pages than the autocheckpoint's mark: a commit never checkpoints them itself.
+    for (let i = 0; i < 80; i++) await store.transaction(async (tx) => { await tx.workspaces.edit('ws_1', { name: `edit ${i}` }); });
+
+    const deadline = Date.now() + 10_000;
+    while (framesBackfilled(path) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(framesBackfilled(path)).toBeGreaterThan(0);
+
+    clock.increment(60_000);
+    await vi.waitFor(() => expect(store!.storageHealth().walBytes).toBe(0), { timeout: 10_000 });
+    expect(warnings).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ describe('openDatabase', () => {
     try {
       const db = openDatabase(join(dir, 'office.db'), { synchronous: 'NORMAL' });
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
-      expect(db.pragma('journal_size_limit', { simple: true })).toBe(4 * 1024 * 1024);
+      expect(db.pragma('journal_size_limit', { simple: true })).toBe(64 * 1024 * 1024);
       db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

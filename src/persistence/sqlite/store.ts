@@ -6,6 +6,7 @@ import { NO_OUTBOX_ROW, type DomainEvent, type EventOf, type EventType } from '.
 import { wallClock, type Clock } from '../../domain/clock.js';
 import type { Reads, StorageHealth, Store, Tx } from '../store.js';
 import { openDatabase, truncateWalWithoutWaiting } from './database.js';
+import { BurstCheckpointer } from './checkpointer.js';
 import { acquireDatabaseLock } from './lock.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './outbox.js';
@@ -62,8 +63,9 @@ export interface SqliteStoreOptions extends StoreOptions {
  * outage. During an outage a probe (one real page write) runs on a capped backoff, and right after
  * any commit that wrote, until one succeeds; that ends the outage. Healthy, this costs no SQL.
  *
- * The WAL: autocheckpoint bounds it during a burst (database.ts); IDLE_CHECKPOINT_MS after the last
- * write, one TRUNCATE checkpoint (run between batches) gives its space back to the volume.
+ * The WAL: during a burst a thread checkpoints it in the background (checkpointer.ts) and the
+ * autocheckpoint bounds it (database.ts); IDLE_CHECKPOINT_MS after the last write, one TRUNCATE
+ * checkpoint (run between batches) gives its space back to the volume.
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
@@ -78,6 +80,7 @@ export class SqliteStore implements Store {
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly outage: StorageOutage;
   private checkpointTimer: unknown = null;
+  private readonly checkpointer: BurstCheckpointer | null;
   /** Read around each commit only with a statement profile: how many WAL frames it appended. */
   private readonly walIndex: WalIndex | null;
 
@@ -93,6 +96,7 @@ export class SqliteStore implements Store {
     migrate(this.db);
     this.sql = new SqliteConnection(this.db, options.statementProfile ?? null);
     this.walIndex = options.statementProfile ? new WalIndex(options.path) : null;
+    this.checkpointer = options.path === ':memory:' ? null : new BurstCheckpointer(options.path, this.log);
     const dialect = sqliteDialect(this.sql);
     this.repos = {
       ...sharedRepos(dialect),
@@ -145,6 +149,7 @@ export class SqliteStore implements Store {
     await this.read(async () => undefined).catch(() => undefined);
     this.outage.stop();
     this.timers.clearTimeout(this.checkpointTimer);
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
     this.walIndex?.close();
     this.releaseLock();
@@ -313,6 +318,7 @@ export class SqliteStore implements Store {
   private committedWrites(): void {
     // Reads do not postpone the checkpoint: a dashboard polling every 100 ms must not keep the WAL.
     this.armIdleCheckpoint();
+    this.checkpointer?.committed();
     // A commit that wrote proves little on its own (SQLite may have had nothing to write): the probe decides.
     if (this.outage.active) this.outage.probe();
   }
@@ -325,14 +331,29 @@ export class SqliteStore implements Store {
     }, IDLE_CHECKPOINT_MS);
   }
 
-  /** Once after a burst of writes; the next write arms it again. */
+  /** Once after a burst of writes, after the background checkpointer has stopped; the next write arms it again. */
   private checkpointWhenIdle(): void {
-    if (!this.db.open) return;
-    // A batch is awaiting a unit (a checkpoint cannot run inside a transaction): try again a little later.
-    if (this.draining || this.db.inTransaction) {
-      this.armIdleCheckpoint();
+    if (!this.canCheckpointNow()) return;
+    // Its connection could be checkpointing: TRUNCATE would find it busy.
+    const stopping = this.checkpointer?.idle();
+    if (!stopping) {
+      this.truncateWal();
       return;
     }
+    void stopping.then(() => {
+      if (this.canCheckpointNow()) this.truncateWal();
+    }, (error: unknown) => this.log.warn({ err: error, db: this.options.path }, 'stopping the background WAL checkpointer failed'));
+  }
+
+  /** Open, and between batches (a checkpoint cannot run inside a transaction); otherwise armed again for a little later. */
+  private canCheckpointNow(): boolean {
+    if (!this.db.open) return false;
+    if (!this.draining && !this.db.inTransaction) return true;
+    this.armIdleCheckpoint();
+    return false;
+  }
+
+  private truncateWal(): void {
     try {
       const result = truncateWalWithoutWaiting(this.db);
       if (result?.busy) this.log.warn({ db: this.options.path, ...result }, 'the WAL checkpoint could not finish: another connection reads');
