@@ -39,6 +39,10 @@ export class SnapshotWriter {
 
   markDirty(actorId: string): void {
     this.dirty.add(actorId);
+    this.scheduleWrite();
+  }
+
+  private scheduleWrite(): void {
     if (!this.flushing) this.flushing = new Promise((resolve) => setImmediate(resolve)).then(() => this.writeNow());
   }
 
@@ -56,6 +60,8 @@ export class SnapshotWriter {
       for (let i = 0; i < ids.length; i += SNAPSHOT_BATCH) await this.write(ids.slice(i, i + SNAPSHOT_BATCH));
     } finally {
       this.flushing = null;
+      // Changes marked while the batches were written: stored on the next turn, not left until the next change.
+      if (this.dirty.size > 0) this.scheduleWrite();
     }
   }
 
