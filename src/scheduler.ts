@@ -245,7 +245,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     app, store, events: bus, config, supervisor, triggers, recovery, replicas, retention, feed, metrics,
     services: { org, tasks, routines, wakeups },
     async start(startOptions = {}) {
-      tracingSdk = startTracingSdk(config);
+      tracingSdk = await startTracingSdk(config);
       // First take this replica's agents (fencing out a dead process's leases: every agent with
       // SQLite): recovery, the actors and the triggers touch only what this process owns.
       await replicas.join();

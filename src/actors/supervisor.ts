@@ -186,6 +186,8 @@ export class Supervisor implements WakeupNotifier {
   }
 
   private start(agent: Agent, snapshot: unknown): void {
+    // The subscription below outlives this call: it keeps the id, not the whole row (10,000 rows at 10,000 agents).
+    const agentId = agent.id;
     const machine = this.machine;
     const input = { agentId: agent.id, settings: settingsOf(agent), now: this.deps.clock.now() };
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
@@ -198,10 +200,10 @@ export class Supervisor implements WakeupNotifier {
       actor = createActor(machine, options);
     }
     actor.subscribe((state) => {
-      this.snapshots.markDirty(agent.id);
-      this.deps.onActorChange?.(agent.id, describeAgentActor(state));
+      this.snapshots.markDirty(agentId);
+      this.deps.onActorChange?.(agentId, describeAgentActor(state));
     });
-    this.actors.set(agent.id, actor);
+    this.actors.set(agentId, actor);
     actor.start();
   }
 

@@ -226,8 +226,10 @@ export class TriggerSupervisor implements RoutineChangeListener {
       this.deps.log.info({ trigger_id: trigger.id, routine_id: routine.id }, 'not starting a trigger actor: this replica is stopping; the next boot or holder starts it');
       return;
     }
+    // The subscription below outlives this call: it keeps the id, not the whole row.
+    const triggerId = trigger.id;
     const machine = this.machine;
-    const input = { triggerId: trigger.id, nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) };
+    const input = { triggerId, nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) };
     const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<TriggerMachine>;
     try {
@@ -237,10 +239,10 @@ export class TriggerSupervisor implements RoutineChangeListener {
     }
     // `firing` lasts one claim and is never worth storing: a restore reschedules from the row anyway,
     // and a herd of fires would write every trigger's snapshot twice.
-    actor.subscribe((snapshot) => { if (snapshot.value !== 'firing') this.snapshots.markDirty(trigger.id); });
-    this.actors.set(trigger.id, actor);
-    this.routineIds.set(trigger.id, routine.id);
-    this.assignees.set(trigger.id, routine.assignee_agent_instance_id);
+    actor.subscribe((snapshot) => { if (snapshot.value !== 'firing') this.snapshots.markDirty(triggerId); });
+    this.actors.set(triggerId, actor);
+    this.routineIds.set(triggerId, routine.id);
+    this.assignees.set(triggerId, routine.assignee_agent_instance_id);
     actor.start();
     // Rows win over a restored snapshot: the stored next_run_at is the truth.
     if (snapshot) actor.send({ type: 'RESCHEDULE', nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) });

@@ -27,9 +27,16 @@ interface HeapItem {
   wakeupId: string;
 }
 
+/**
+ * The entries of every inbox nothing was offered to yet: most agents wait with an empty inbox, and
+ * an empty Map of its own costs about 200 bytes (2 MB at 10,000 agents, twice that while a restored
+ * actor's initial snapshot is kept). Nothing is ever set in it: the first offer gives the inbox its own.
+ */
+const NO_ENTRIES: ReadonlyMap<string, number> = new Map();
+
 export class AgentInbox {
   /** Insertion order is offer order: offering an entry again moves it to the back, as a new offer. */
-  readonly #entries = new Map<string, number>();
+  #entries = NO_ENTRIES as Map<string, number>;
   /** Min-heap on availableAt; items whose entry was withdrawn or re-offered are dropped lazily. */
   readonly #heap: HeapItem[] = [];
 
@@ -44,6 +51,7 @@ export class AgentInbox {
   }
 
   offer(entry: InboxEntry): void {
+    if (this.#entries === NO_ENTRIES) this.#entries = new Map();
     this.#entries.delete(entry.wakeupId);
     this.#entries.set(entry.wakeupId, entry.availableAt);
     this.#push({ availableAt: entry.availableAt, wakeupId: entry.wakeupId });

@@ -6,10 +6,12 @@
  * The SDK registers the process's one global tracer provider, so schedulers in one process (tests,
  * an embedding program) share it: the first to start starts it, with its replica id in the
  * resource, and the last to stop shuts it down. Each span names its own replica (office.replica.id).
+ *
+ * The SDK and its exporter are imported only when tracing is on: they are about 20 MB of a
+ * process's memory, which a scheduler with tracing off (the default) would hold for nothing.
  */
 import { trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK, resources } from '@opentelemetry/sdk-node';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Config } from '../config.js';
 import { SERVICE_NAME } from '../telemetry/tracing.js';
 
@@ -20,8 +22,12 @@ export interface TracingSdk {
 
 let shared: { sdk: NodeSDK; users: number } | null = null;
 
-export function startTracingSdk(config: Pick<Config, 'tracesEndpoint' | 'replicaId'>): TracingSdk | null {
+export async function startTracingSdk(config: Pick<Config, 'tracesEndpoint' | 'replicaId'>): Promise<TracingSdk | null> {
   if (!config.tracesEndpoint) return null;
+  const [{ NodeSDK, resources }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-node'), import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  // Another scheduler of this process may have started it while the modules loaded.
   if (!shared) {
     const sdk = new NodeSDK({
       serviceName: SERVICE_NAME,

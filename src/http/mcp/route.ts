@@ -8,14 +8,16 @@
  *
  * The tools call the API in process (`inject`) with the same bearer, so every rule of the run
  * token's scope applies as it does to the agent's own HTTP calls.
+ *
+ * The MCP SDK (and the tools built on it) is imported by the first call, not at boot: it is about
+ * 10 MB of memory, which a scheduler whose agents never use /mcp would hold for nothing.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_PATH } from '../../domain/agentPrograms.js';
 import { ServiceError } from '../../services/errors.js';
 import { bearerOf, liveRunOfToken } from '../auth.js';
 import type { AppContext } from '../context.js';
-import { createOfficeMcpServer, type OfficeApi } from './tools.js';
+import type { OfficeApi } from './tools.js';
 
 /** The API as the run sees it: in process, with the run's own bearer token. */
 function inProcessApi(app: FastifyInstance, token: string): OfficeApi {
@@ -57,6 +59,9 @@ export function mcpRoutes(ctx: AppContext) {
           reply.header('www-authenticate', 'Bearer');
           throw new ServiceError('unauthorized', token ? 'invalid or expired run token: the MCP server answers only while the run is running' : 'missing bearer token: send Authorization: Bearer <OFFICE_RUN_TOKEN>');
         }
+        const [{ WebStandardStreamableHTTPServerTransport }, { createOfficeMcpServer }] = await Promise.all([
+          import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./tools.js'),
+        ]);
         const server = createOfficeMcpServer(inProcessApi(app, token), {
           runId: run.id, agentId: run.agent_id, workspaceId: run.workspace_id, taskId: run.task_id,
         });
