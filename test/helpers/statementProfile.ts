@@ -1,6 +1,13 @@
-/** What the statement-profile tests of both backends share: a unit of two inserts, and counting by statement. */
-import type { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
+/** What the statement-profile tests share: a unit of two inserts, counting by statement, and a profiled scheduler. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
 import type { Store } from '../../src/persistence/store.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler.js';
+import { FAST_ENV } from './harness.js';
 
 let seq = 0;
 
@@ -17,4 +24,27 @@ export function twoInserts(store: Store): Promise<void> {
 /** How many times the statements whose text starts with `prefix` ran. */
 export function countOf(profile: StatementProfile, prefix: string): number {
   return profile.statements().filter((stat) => stat.text.startsWith(prefix)).reduce((sum, stat) => sum + stat.count, 0);
+}
+
+/**
+ * A scheduler per test on a SQLite file of its own, its statements timed into a profile, stopped
+ * and deleted after each test. Not started: nothing runs beside what the test calls (no sweep, no
+ * heartbeat, no actor claims), so the profile holds only that test's statements.
+ */
+export function profiledSchedulerPerTest() {
+  let scheduler: Scheduler | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await scheduler?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    scheduler = undefined;
+    dir = undefined;
+  });
+  return async (): Promise<{ scheduler: Scheduler; dbPath: string; profile: StatementProfile }> => {
+    dir = mkdtempSync(join(tmpdir(), 'office-profiled-'));
+    const dbPath = join(dir, 'office.db');
+    const profile = new StatementProfile();
+    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    return { scheduler, dbPath, profile };
+  };
 }

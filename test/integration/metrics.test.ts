@@ -9,15 +9,13 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
 import { openDatabase } from '../../src/persistence/sqlite/database.js';
 import { loadSqliteMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { apiClient } from '../helpers/client.js';
 import { ROWS_BEFORE_DAILY_USAGE } from '../helpers/dailyUsageUpgrade.js';
-import { FAST_ENV, fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
+import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
 import { SCRAPE_TABLES, gaugesOf, rowCounts, scrape } from '../helpers/metrics.js';
+import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -141,28 +139,18 @@ describe('/metrics counts of wakeups and runs by status', () => {
 });
 
 describe('a /metrics scrape', () => {
-  let scheduler: Scheduler | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await scheduler?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    scheduler = undefined;
-    dir = undefined;
-  });
+  const profiledScheduler = profiledSchedulerPerTest();
 
   it('runs two statements that read the counter rows only: no table scan of wakeups, runs or any other history', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'office-metrics-'));
-    const dbPath = join(dir, 'office.db');
-    const profile = new StatementProfile();
     // Not started: nothing runs beside the scrape (no sweep, no heartbeat), so its statements are all the profile holds.
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    const { scheduler, dbPath, profile } = await profiledScheduler();
     const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
     for (let i = 0; i < 3; i++) {
       const agent = await scheduler.services.org.createAgent({ workspace_id: workspace.id, name: `agent-${i}`, role: 'worker' });
-      await scheduler.store.transaction((tx) => scheduler!.services.wakeups.enqueue(tx, { agent_id: agent.id, source: 'user', reason: 'history', payload: { user_id: 'u' } }, Date.now()));
+      await scheduler.store.transaction((tx) => scheduler.services.wakeups.enqueue(tx, { agent_id: agent.id, source: 'user', reason: 'history', payload: { user_id: 'u' } }, Date.now()));
     }
     // The agents have no executor: each wakeup fails at its claim, with no retry.
-    await waitUntil(async () => (await scheduler!.store.query((tx) => tx.wakeups.countByStatus())).failed === 3);
+    await waitUntil(async () => (await scheduler.store.query((tx) => tx.wakeups.countByStatus())).failed === 3);
     await scheduler.events.idle();
 
     profile.reset();

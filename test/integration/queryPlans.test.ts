@@ -3,14 +3,8 @@
  * QUERY PLAN on SQLite, whose planner has no statistics and chooses by the indexes' shapes alone.
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler.js';
-import { FAST_ENV } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
 /** The plan of `text` with every parameter NULL: the steps' details, in order. */
 function planOf(db: Database.Database, text: string): string[] {
@@ -19,21 +13,11 @@ function planOf(db: Database.Database, text: string): string[] {
 }
 
 describe('query plans', () => {
-  let scheduler: Scheduler | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await scheduler?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    scheduler = undefined;
-    dir = undefined;
-  });
+  const profiledScheduler = profiledSchedulerPerTest();
 
   it('the enqueue looks for the fold target of a request bound to its task among that task\'s queued wakeups, not the agent\'s queue', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'office-enqueue-plan-'));
-    const dbPath = join(dir, 'office.db');
-    const profile = new StatementProfile();
     // Not started: no actor claims, so the tasks' wakeups stay queued.
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    const { scheduler, dbPath, profile } = await profiledScheduler();
     const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
     const agent = await scheduler.services.org.createAgent({ workspace_id: workspace.id, name: 'Worker', role: 'worker' });
     for (let i = 0; i < 3; i++) await scheduler.services.tasks.createTask({ workspace_id: workspace.id, title: `t${i}`, assignee_agent_instance_id: agent.id });
@@ -52,10 +36,7 @@ describe('query plans', () => {
   });
 
   it('a page of a workspace\'s wakeups, newest first, is a seek in that order, not a sort of the workspace\'s history', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'office-list-plan-'));
-    const dbPath = join(dir, 'office.db');
-    const profile = new StatementProfile();
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    const { scheduler, dbPath, profile } = await profiledScheduler();
     const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
     profile.reset();
     const page = await scheduler.app.inject({ method: 'GET', url: `/api/office/wakeups?workspace_id=${workspace.id}&limit=50` });
