@@ -49,7 +49,7 @@ export class SnapshotWriter {
   /** Waits until every change so far is stored (tests and shutdown). */
   async flush(): Promise<void> {
     while (this.flushing || this.dirty.size > 0) {
-      await (this.flushing ?? this.writeNow());
+      await (this.flushing ??= this.writeNow());
     }
   }
 
@@ -65,14 +65,15 @@ export class SnapshotWriter {
     }
   }
 
+  /** Never throws: a batch that fails (taking a snapshot, or storing them) is logged, and the next batches still go. */
   private async write(ids: string[]): Promise<void> {
-    const changed = ids.flatMap((id) => {
-      const snapshot = this.snapshotOf(id);
-      if (snapshot === undefined) return [];
-      const fingerprint = digestOf(this.fingerprint(snapshot));
-      return this.stored.get(id) === fingerprint ? [] : [{ id, snapshot, fingerprint }];
-    });
     try {
+      const changed = ids.flatMap((id) => {
+        const snapshot = this.snapshotOf(id);
+        if (snapshot === undefined) return [];
+        const fingerprint = digestOf(this.fingerprint(snapshot));
+        return this.stored.get(id) === fingerprint ? [] : [{ id, snapshot, fingerprint }];
+      });
       if (changed.length > 0) {
         const entries = changed.map(({ id, snapshot }) => ({ actor_id: id, kind: this.kind, snapshot }));
         await this.deps.store.transaction((tx) => tx.snapshots.save(entries, this.deps.clock.now()));

@@ -122,14 +122,14 @@ function statements(dialect: SqlText, appendWake: string, columns: readonly stri
   const columnList = columns.join(', ');
 
   /**
-   * The oldest queued wakeup of the agent and source inside the window that the request may join.
-   * Bound to its task, it is a seek on the task's queued wakeups (wakeups_by_task), whatever the
-   * agent's queue holds; a request that may fold whatever the task walks the agent's queue inside
-   * the window.
+   * The oldest queued wakeup of the agent and source inside the window that the request may join
+   * (on its task, unless any task will do). Bound to a task, it is a seek on that task's queued
+   * wakeups (wakeups_by_task), whatever the agent's queue holds; otherwise it walks the agent's queue
+   * inside the window.
    */
   const windowTargetWhere = {
     onTask: `task_id = ${cast('@task_id', 'text')} AND status = 'queued' AND ${dialect.notIndexedBy('agent_id')} = @agent_id`,
-    anyTask: "agent_id = @agent_id AND status = 'queued'",
+    byAgent: `agent_id = @agent_id AND status = 'queued' AND (@any_task = 1 OR ${taskIs})`,
   };
   const windowTarget = (where: string) => `SELECT id, task_id, ${cast('NULL', 'text')} AS run_id FROM agent_wakeup_requests
         WHERE @fold = 1 AND ${cast('@window_since', 'bigint')} IS NOT NULL AND ${where} AND source = @source
@@ -165,8 +165,8 @@ function statements(dialect: SqlText, appendWake: string, columns: readonly stri
     WHERE id = @id AND (status = 'queued' OR status = 'scheduled_retry') AND ${fencedBy(dialect, 'agent_wakeup_requests.agent_id')}`;
 
   return {
-    /** enqueueOrFold for a request bound to its task, and for one that may fold whatever the task (FoldRule.anyTask). */
-    enqueueOrFold: { onTask: enqueueOrFold(windowTargetWhere.onTask), anyTask: enqueueOrFold(windowTargetWhere.anyTask) },
+    /** enqueueOrFold for a request bound to a task, and for the rest (one that may fold whatever the task, a taskless one, none that folds). */
+    enqueueOrFold: { onTask: enqueueOrFold(windowTargetWhere.onTask), byAgent: enqueueOrFold(windowTargetWhere.byAgent) },
     /** `WHERE true`: without it SQLite's parser would read the upsert's ON CONFLICT as a join's constraint. */
     foldInto: `WITH t AS (SELECT id FROM agent_wakeup_requests
         WHERE id = @target AND status IN ('queued', 'scheduled_retry')${lock('update')})
@@ -246,8 +246,10 @@ export class WakeupsSql implements WakeupRepo {
   /** The one statement of the common path (see statements): the row as stored, or none. */
   protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null): MaybePromise<Stored | undefined> {
     const { enqueueOrFold } = this.writing(wakeup);
-    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(fold?.anyTask === false ? enqueueOrFold.onTask : enqueueOrFold.anyTask, {
-      ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null,
+    // A taskless request bound to "its task" may join only taskless work: the walk by agent tells, the seek by task cannot.
+    const onTask = fold?.anyTask === false && wakeup.task_id !== null;
+    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(onTask ? enqueueOrFold.onTask : enqueueOrFold.byAgent, {
+      ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false,
       slot_cap: slot?.deploymentCap ?? null, refused_reason: CAP_REACHED,
     }), (decided) => {
       if (!decided) return undefined;

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -24,6 +23,8 @@ import type { Logger } from 'pino';
  */
 export class BurstCheckpointer {
   private thread: { worker: Worker; state: Int32Array } | null = null;
+  /** A thread asked to end, until it has: a close waits for it too. */
+  private stopping: Promise<void> = Promise.resolve();
   private commitsSinceIdle = 0;
   private lastAskedAt = -Infinity;
   /** A thread that failed once (a read-only file, say) would fail every time: the commits checkpoint instead, as without one. */
@@ -36,7 +37,9 @@ export class BurstCheckpointer {
     if (++this.commitsSinceIdle < BURST_COMMITS || this.disabled) return;
     const now = performance.now();
     if (now - this.lastAskedAt < PACE_MS) return;
-    const { state } = this.thread ?? this.start();
+    const thread = this.thread ?? this.start();
+    if (!thread) return;
+    const { state } = thread;
     if (Atomics.compareExchange(state, 0, IDLE, ASKED) !== IDLE) return;
     Atomics.notify(state, 0);
     this.lastAskedAt = now;
@@ -48,13 +51,28 @@ export class BurstCheckpointer {
     return this.thread ? this.stop() : null;
   }
 
+  /** Whether a thread runs now (a new burst may have started one while the last one stopped). */
+  get running(): boolean {
+    return this.thread !== null;
+  }
+
+  /** Resolves once no thread is left: the one running now, and one still ending. */
   async close(): Promise<void> {
+    this.disabled = true;
     await this.stop();
   }
 
-  private start(): NonNullable<BurstCheckpointer['thread']> {
+  private start(): NonNullable<BurstCheckpointer['thread']> | null {
     const state = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: this.path, driver: DRIVER, state } });
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: this.path, driver: DRIVER, state } });
+    } catch (error) {
+      // No thread can be made here (a permission model without worker threads, say): the commits checkpoint, as without one.
+      this.log.warn({ db: this.path, err: error }, 'no thread for background WAL checkpoints; the commits checkpoint the WAL instead');
+      this.disabled = true;
+      return null;
+    }
     // Unreferenced while it works, so that it never keeps a process alive.
     worker.unref();
     worker.on('message', (error: string) => this.giveUp(worker, error));
@@ -74,16 +92,18 @@ export class BurstCheckpointer {
     void this.stop();
   }
 
-  private async stop(): Promise<void> {
+  private stop(): Promise<void> {
     const thread = this.thread;
     this.thread = null;
-    if (!thread) return;
-    // Referenced while it stops, so that a close waits for it.
-    thread.worker.ref();
-    const exited = once(thread.worker, 'exit');
-    Atomics.store(thread.state, 0, CLOSING);
-    Atomics.notify(thread.state, 0);
-    await exited;
+    if (thread) {
+      // Referenced while it stops, so that a close waits for it. 'exit' comes after an 'error' too.
+      thread.worker.ref();
+      const exited = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
+      Atomics.store(thread.state, 0, CLOSING);
+      Atomics.notify(thread.state, 0);
+      this.stopping = Promise.all([this.stopping, exited]).then(() => undefined);
+    }
+    return this.stopping;
   }
 }
 

@@ -341,6 +341,8 @@ export class SqliteStore implements Store {
       return;
     }
     void stopping.then(() => {
+      // Writes came back meanwhile: their own idle checkpoint (armed again) truncates after them.
+      if (this.checkpointTimer !== null || this.checkpointer?.running) return;
       if (this.canCheckpointNow()) this.truncateWal();
     }, (error: unknown) => this.log.warn({ err: error, db: this.options.path }, 'stopping the background WAL checkpointer failed'));
   }
