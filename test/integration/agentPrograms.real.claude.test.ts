@@ -62,13 +62,16 @@ describeProgram('claude_code', 'claude_code: the real Claude Code against a Mess
     const asked = Math.floor(Date.now() / 1000);
     await call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
     const wakeup = await harness().waitFor(async () => (await listWakeups({ agent_id: agentId })).find((w) => w.status === 'scheduled_retry'), 'the retry', PROGRAM_START_MS);
+    // The stand-in answered in between: Claude Code may take seconds to start on a loaded machine.
+    const seen = Math.ceil(Date.now() / 1000);
     const [run] = await listRuns({ wakeup_id: wakeup.id });
     expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining("You've hit your 5-hour limit") });
     const [entry] = await listActivity({ workspace_id: ws, code: 'wakeup_retry_scheduled' });
     expect(entry.details).toMatchObject({ rate_limited: true, source: 'rate_limit_parsed', reset_form: 'structured_event' });
     // resetsAt is epoch seconds: the stand-in's reset, as Claude Code passed it on, plus the buffer.
     const reset = Date.parse(wakeup.scheduled_retry_at) - RATE_LIMIT_BUFFER_SEC * 1000;
-    expect(Math.abs(reset - (asked + 3 * 3600) * 1000)).toBeLessThanOrEqual(2_000);
+    expect(reset).toBeGreaterThanOrEqual((asked + 3 * 3600) * 1000);
+    expect(reset).toBeLessThanOrEqual((seen + 3 * 3600) * 1000);
     const [quota] = await get('/api/office/quotas');
     expect(quota).toMatchObject({ kind: 'claude_code', agents: [agentId] });
     expect(Date.parse(quota.exhausted_until)).toBe(reset);

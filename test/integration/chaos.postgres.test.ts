@@ -21,7 +21,7 @@ describe.runIf(process.platform === 'linux')('replica chaos (short)', () => {
     database = await freshDatabase();
     const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const report = await runChaos({
-      databaseUrl: database.url, chaosSec: 25, maxKills: 2, leaseSec: LEASE_SEC, seed, killEveryMs: [1_500, 3_000], drainTimeoutMs: 60_000,
+      databaseUrl: database.url, chaosSec: 25, kills: 2, leaseSec: LEASE_SEC, seed, killEveryMs: [1_500, 3_000], drainTimeoutMs: 60_000,
       // The survivors alone take the victim's agents: a replica joining meanwhile is the long run's business.
       replaceAfterFailover: true,
     });
