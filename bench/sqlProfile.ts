@@ -15,10 +15,10 @@
  * lookup per statement, a read of the -shm header around each SQLite commit.
  */
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { StatementProfile, type StatementStat } from '../src/persistence/shared/statementProfile.js';
+import { walPageSize } from '../src/persistence/sqlite/walIndex.js';
 import { percentile } from './support.js';
 
 let enabled = false;
@@ -119,21 +119,6 @@ function pagesByTree(dbPath: string, pageWrites: ReadonlyMap<number, number>): T
   }
 }
 
-/** The page size of an SQLite database in WAL mode, from its WAL file's header (no statement); null without one. */
-function walPageSize(dbPath: string): number | null {
-  try {
-    const fd = openSync(`${dbPath}-wal`, 'r');
-    try {
-      const header = Buffer.alloc(12);
-      return readSync(fd, header, 0, 12, 0) === 12 ? header.readUInt32BE(8) : null;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The server's side of a PostgreSQL window, on a connection of its own: the WAL position at the
  * start, and pg_stat_statements reset when it is loaded. `end` reads both and closes the connection.
@@ -191,7 +176,7 @@ function commitTail(times: readonly number[]): string {
   if (times.length === 0) return '-';
   const total = times.reduce((sum, t) => sum + t, 0);
   const long = times.filter((t) => t > 10);
-  return `p50 ${percentile([...times], 50).toFixed(2)} ms, p99 ${percentile([...times], 99).toFixed(2)} ms, longest ${times.reduce((max, t) => Math.max(max, t), 0).toFixed(1)} ms; `
+  return `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, longest ${times.reduce((max, t) => Math.max(max, t), 0).toFixed(1)} ms; `
     + `${long.length} over 10 ms, ${pct(long.reduce((sum, t) => sum + t, 0), total)} of commit time`;
 }
 

@@ -17,7 +17,7 @@ export interface Figure {
   note?: string;
 }
 
-export function percentile(values: number[], p: number): number {
+export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }

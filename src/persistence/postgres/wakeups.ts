@@ -1,7 +1,7 @@
 import { needsCapSlot } from '../../domain/provenance.js';
 import type { Wakeup } from '../../domain/types.js';
 import { raiseBothBy } from '../sql/capSlots.js';
-import { WakeupsSql } from '../sql/wakeups.js';
+import { foldsOnItsTask, WakeupsSql } from '../sql/wakeups.js';
 import type { EnqueueSlot, FoldRule } from '../store.js';
 import { POSTGRES_TEXT, postgresDialect } from './dialect.js';
 import type { PgConnection } from './connection.js';
@@ -30,9 +30,9 @@ const LOCK_TASK_FOLDS = `SELECT pg_advisory_xact_lock_shared(${FOLD_KEY('')}), p
 
 /** The fold lock `wakeup` takes before its decision under `fold` (FOLD_KEY), as a statement and its parameters. */
 function foldLock(wakeup: Wakeup, fold: FoldRule): [string, Record<string, unknown>] {
-  return fold.anyTask || wakeup.task_id === null
-    ? [LOCK_AGENT_FOLDS, { agent: wakeup.agent_id }]
-    : [LOCK_TASK_FOLDS, { agent: wakeup.agent_id, task: wakeup.task_id }];
+  return foldsOnItsTask(wakeup, fold)
+    ? [LOCK_TASK_FOLDS, { agent: wakeup.agent_id, task: wakeup.task_id }]
+    : [LOCK_AGENT_FOLDS, { agent: wakeup.agent_id }];
 }
 
 /**

@@ -48,6 +48,14 @@ function asStored(wakeup: Wakeup): Wakeup {
 type Folded = { kind: 'folded'; wakeup: Wakeup; into: Wakeup; via: 'window' | 'unstarted_run' };
 
 /**
+ * Whether `wakeup` may fold only into work on its own task: a rule that is not for any task, and a
+ * task to be bound to (a taskless request bound to "its task" may join only taskless work).
+ */
+export function foldsOnItsTask(wakeup: Wakeup, fold: FoldRule | null): wakeup is Wakeup & { task_id: string } {
+  return fold?.anyTask === false && wakeup.task_id !== null;
+}
+
+/**
  * The column a request's trace context goes in (tables.ts leaves it out of WAKEUPS): only the
  * statements of a traced request name it, so with tracing off no statement writes it.
  */
@@ -246,9 +254,8 @@ export class WakeupsSql implements WakeupRepo {
   /** The one statement of the common path (see statements): the row as stored, or none. */
   protected insertOrFoldRow(wakeup: Wakeup, fold: FoldRule | null, slot: EnqueueSlot | null): MaybePromise<Stored | undefined> {
     const { enqueueOrFold } = this.writing(wakeup);
-    // A taskless request bound to "its task" may join only taskless work: the walk by agent tells, the seek by task cannot.
-    const onTask = fold?.anyTask === false && wakeup.task_id !== null;
-    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(onTask ? enqueueOrFold.onTask : enqueueOrFold.byAgent, {
+    // The seek by task cannot find taskless work; the walk by agent serves every other request.
+    return andThen(this.sql.get<Partial<Wakeup> & { agent_cap?: number | null }>(foldsOnItsTask(wakeup, fold) ? enqueueOrFold.onTask : enqueueOrFold.byAgent, {
       ...wakeup, fold: fold !== null, window_since: fold?.windowSince ?? null, any_task: fold?.anyTask ?? false,
       slot_cap: slot?.deploymentCap ?? null, refused_reason: CAP_REACHED,
     }), (decided) => {

@@ -70,8 +70,9 @@ export class WalIndex {
     if (count === null || after === null) return null;
     try {
       this.walFd ??= openSync(`${this.dbPath}-wal`, 'r');
-      if (readSync(this.walFd, this.word, 0, 4, WAL_PAGE_SIZE) < 4) return null;
-      const frameBytes = FRAME_HEADER_BYTES + this.word.readUInt32BE(0);
+      const pageSize = pageSizeIn(this.walFd, this.word);
+      if (pageSize === null) return null;
+      const frameBytes = FRAME_HEADER_BYTES + pageSize;
       const pages: number[] = [];
       for (let frame = after.mxFrame - count; frame < after.mxFrame; frame++) {
         if (readSync(this.walFd, this.word, 0, 4, WAL_HEADER_BYTES + frame * frameBytes) < 4) return null;
@@ -89,6 +90,25 @@ export class WalIndex {
     this.fd = null;
     this.walFd = null;
   }
+}
+
+/** The page size of an SQLite database in WAL mode, from its WAL file's header (no statement); null without one. */
+export function walPageSize(dbPath: string): number | null {
+  try {
+    const fd = openSync(`${dbPath}-wal`, 'r');
+    try {
+      return pageSizeIn(fd, Buffer.alloc(4));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The page size in the header of the open WAL file `fd`, read through `word` (4 bytes); null when the header is short. */
+function pageSizeIn(fd: number, word: Buffer): number | null {
+  return readSync(fd, word, 0, 4, WAL_PAGE_SIZE) === 4 ? word.readUInt32BE(0) : null;
 }
 
 /** The frames one commit appended, from the positions read just before and just after it; null when either is unknown. */
