@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
+import type { AgentFunction } from '../../src/executors/types.js';
 import type { Store } from '../../src/persistence/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV } from './harness.js';
@@ -29,7 +30,8 @@ export function countOf(profile: StatementProfile, prefix: string): number {
 /**
  * A scheduler per test on a SQLite file of its own, its statements timed into a profile, stopped
  * and deleted after each test. Not started: nothing runs beside what the test calls (no sweep, no
- * heartbeat, no actor claims), so the profile holds only that test's statements.
+ * heartbeat, no actor claims), so the profile holds only that test's statements. `functions`: the
+ * function executors of a test that starts it.
  */
 export function profiledSchedulerPerTest() {
   let scheduler: Scheduler | undefined;
@@ -40,11 +42,11 @@ export function profiledSchedulerPerTest() {
     scheduler = undefined;
     dir = undefined;
   });
-  return async (): Promise<{ scheduler: Scheduler; dbPath: string; profile: StatementProfile }> => {
+  return async (functions?: Map<string, AgentFunction>): Promise<{ scheduler: Scheduler; dbPath: string; profile: StatementProfile }> => {
     dir = mkdtempSync(join(tmpdir(), 'office-profiled-'));
     const dbPath = join(dir, 'office.db');
     const profile = new StatementProfile();
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile });
+    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile, ...(functions ? { functions } : {}) });
     return { scheduler, dbPath, profile };
   };
 }

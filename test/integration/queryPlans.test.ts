@@ -4,6 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/harness.js';
 import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
 /** The plan of `text` with every parameter NULL: the steps' details, in order. */
@@ -49,6 +50,29 @@ describe('query plans', () => {
       const plan = planOf(reader, list!.text);
       expect(plan.filter((step) => step.startsWith('USE TEMP B-TREE FOR ORDER BY')), plan.join('\n')).toEqual([]);
       expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_workspace \(workspace_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('the claim sums each budget\'s spend over its scope\'s index of the cost ledger, not over the whole ledger', async () => {
+    const { scheduler, dbPath, profile } = await profiledScheduler(new Map([['noop', async () => ({})]]));
+    await scheduler.start({ listen: false });
+    const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
+    const agent = await scheduler.services.org.createAgent({
+      workspace_id: workspace.id, name: 'Worker', role: 'worker', executor: { kind: 'function', name: 'noop' },
+    });
+    await scheduler.services.tasks.createTask({ workspace_id: workspace.id, title: 'one', assignee_agent_instance_id: agent.id });
+    await waitFor(async () => (await scheduler.store.transaction((tx) => tx.runs.list({ agent_id: agent.id }))).length === 1, 'the run');
+    const [claim] = profile.statements().filter((s) => s.text.startsWith("UPDATE agent_wakeup_requests SET status = 'claimed'") && s.text.includes('cost_ledger'));
+    expect(claim, profile.statements().map((s) => s.text.slice(0, 80)).join('\n')).toBeDefined();
+
+    const reader = new Database(dbPath, { readonly: true });
+    try {
+      const plan = planOf(reader, claim!.text);
+      for (const index of ['cost_by_workspace', 'cost_by_project', 'cost_by_agent']) {
+        expect(plan.some((step) => step.startsWith(`SEARCH l USING INDEX ${index} (`) && step.includes('created_at>?')), plan.join('\n')).toBe(true);
+      }
     } finally {
       reader.close();
     }

@@ -3,7 +3,8 @@ import type { BudgetRepo } from '../store.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
 import { BUDGETS } from '../tables.js';
 
-const SPEND_COLUMN: Record<Budget['scope'], string> = {
+/** The ledger's column that a budget's scope sums its spend by; each has an index with created_at. */
+export const SPEND_COLUMN: Record<Budget['scope'], string> = {
   workspace: 'workspace_id',
   project: 'project_id',
   agent: 'agent_id',

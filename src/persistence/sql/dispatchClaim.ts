@@ -3,6 +3,7 @@ import type { ExhaustedQuota } from '../../domain/quotas.js';
 import type { Agent, Budget, Comment, Task, Wakeup } from '../../domain/types.js';
 import type { ClaimedWakeup } from '../store.js';
 import { AGENTS, BUDGETS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
+import { SPEND_COLUMN } from './budgets.js';
 import { andThen, type Dialect, type MaybePromise, type RowTable, type SqlRunner } from './dialect.js';
 
 /** The claimed row in RETURNING's subqueries. */
@@ -70,10 +71,14 @@ export class DispatchClaim {
 
   private returningSql(): string {
     const { dialect } = this;
-    /** Spend in a budget's current period, over the ledger column its scope names. */
-    const spend = `(SELECT COALESCE(SUM(c.cost_usd), 0) FROM cost_ledger c
-      WHERE (CASE b.scope WHEN 'workspace' THEN c.workspace_id WHEN 'project' THEN c.project_id ELSE c.agent_id END) = b.scope_id
-        AND c.created_at >= (CASE b.period WHEN 'daily' THEN ${dialect.cast('@daily', 'bigint')} WHEN 'monthly' THEN ${dialect.cast('@monthly', 'bigint')} ELSE 0 END))`;
+    const periodStart = `(CASE b.period WHEN 'daily' THEN ${dialect.cast('@daily', 'bigint')} WHEN 'monthly' THEN ${dialect.cast('@monthly', 'bigint')} ELSE 0 END)`;
+    /**
+     * Spend in a budget's current period, summed by the ledger column its scope names: one subquery
+     * per scope, so that each is a range of that column's index. Chosen inside one subquery (a CASE
+     * on the column), no index served, and every claim with a budget read the whole ledger.
+     */
+    const spend = `CASE b.scope ${Object.entries(SPEND_COLUMN).map(([scope, column]) => `WHEN '${scope}' THEN
+      (SELECT COALESCE(SUM(l.cost_usd), 0) FROM cost_ledger l WHERE l.${column} = b.scope_id AND l.created_at >= ${periodStart})`).join(' ')} END`;
     const links = (table: string, column: string) =>
       dialect.jsonNested(`(SELECT ${dialect.jsonAgg(column, 'position')} FROM ${table} WHERE task_id = t.id)`);
     // `*`: SQLite's RETURNING takes no `table.*`; the UPDATE has no other table, so the two are the same.
