@@ -1,11 +1,11 @@
 /**
- * The supervisor: a plain registry of independent root actors, one per agent (not children of
- * one machine, which grows quadratically). It routes wakeups and agent changes to the right actor,
+ * The supervisor: a plain registry of independent actors, one per agent (not children of one
+ * machine, which grows quadratically), sharing one actor system (ActorHost). It routes wakeups and agent changes to the right actor,
  * hands claimed wakeups to the pipeline, and stores each actor's snapshot after it changes. It runs
  * the actors of the agents this process owns (see AgentOwnership), and each claim carries its fence.
  */
 import type { Logger } from 'pino';
-import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import type { Actor, InspectionEvent } from 'xstate';
 import type { Agent, Wakeup } from '../domain/types.js';
 import { agentMachine, describeAgentActor, restorableSnapshot, type AgentMachine, type AgentSettings, type InboxEntry } from '../machines/agent.js';
 import { sleepUntil } from '../machines/sleepUntil.js';
@@ -15,6 +15,7 @@ import type { Fence, Store } from '../persistence/store.js';
 import type { WakeupNotifier } from '../services/deps.js';
 import type { DispatchOutcome } from '../dispatch/pipeline.js';
 import type { AgentOwnership } from './ownership.js';
+import { ActorHost } from './actorHost.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 
 const SNAPSHOT_KIND = 'agent';
@@ -85,8 +86,10 @@ export class Supervisor implements WakeupNotifier {
 
   /** One provided machine for every actor: a machine per agent costs time and memory at 10,000 agents. */
   private readonly machine: AgentMachine;
+  private readonly host: ActorHost;
 
   constructor(private readonly deps: SupervisorDeps) {
+    this.host = new ActorHost(deps.inspect);
     this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot(), fingerprintWithoutClock);
     this.machine = agentMachine.provide({
       actions: { dispatch: ({ context }, params) => this.dispatch(context.agentId, params.wakeupId) },
@@ -145,7 +148,7 @@ export class Supervisor implements WakeupNotifier {
     const agent = await this.deps.store.read((tx) => tx.agents.get(agentId));
     const actor = this.actors.get(agentId);
     if (!agent || agent.deleted_at !== null) {
-      actor?.stop();
+      if (actor) this.host.stopActor(actor);
       this.actors.delete(agentId);
       this.snapshots.forget(agentId);
       await this.deps.store.transaction((tx) => tx.snapshots.delete(agentId));
@@ -176,8 +179,9 @@ export class Supervisor implements WakeupNotifier {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.flush();
-    for (const actor of this.actors.values()) actor.stop();
+    for (const actor of this.actors.values()) this.host.stopActor(actor);
     this.actors.clear();
+    this.host.stop();
   }
 
   /** Waits for pending snapshot writes (tests and shutdown). */
@@ -190,14 +194,13 @@ export class Supervisor implements WakeupNotifier {
     const agentId = agent.id;
     const machine = this.machine;
     const input = { agentId: agent.id, settings: settingsOf(agent), now: this.deps.clock.now() };
-    const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<AgentMachine>;
     try {
-      actor = createActor(machine, snapshot ? { ...options, snapshot: restorableSnapshot(snapshot) as never } : options);
+      actor = this.host.createActor(machine, snapshot ? { input, snapshot: restorableSnapshot(snapshot) as never } : { input });
     } catch (error) {
       // A snapshot from an older machine may not restore; the rows rebuild everything anyway.
       this.deps.log.warn({ err: error, agent_id: agent.id }, 'discarding an agent snapshot that does not restore');
-      actor = createActor(machine, options);
+      actor = this.host.createActor(machine, { input });
     }
     actor.subscribe((state) => {
       this.snapshots.markDirty(agentId);
@@ -254,7 +257,7 @@ export class Supervisor implements WakeupNotifier {
     if (!actor) return;
     this.actors.delete(agentId);
     this.snapshots.forget(agentId);
-    actor.stop();
+    this.host.stopActor(actor);
     this.deps.log.warn({ agent_id: agentId, owner: this.deps.ownership.owner }, 'stopped the actor of an agent another owner holds');
   }
 

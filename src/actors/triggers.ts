@@ -6,13 +6,14 @@
  * scheduled_for) keep a tick fired once, whichever replica fires it.
  */
 import type { Logger } from 'pino';
-import { createActor, fromPromise, type Actor, type InspectionEvent } from 'xstate';
+import { fromPromise, type Actor, type InspectionEvent } from 'xstate';
 import { lastFireAtOrBefore, missedTicks, nextFireAfter } from '../domain/cron.js';
 import type { Routine, RoutineTrigger } from '../domain/routines.js';
 import { sleepUntil } from '../machines/sleepUntil.js';
 import type { Clock } from '../domain/clock.js';
 import { triggerMachine, type FireDueInput, type FireDueOutput, type TriggerMachine } from '../machines/trigger.js';
 import type { Store, Tx } from '../persistence/store.js';
+import { ActorHost } from './actorHost.js';
 import { SnapshotWriter } from './snapshotWriter.js';
 import { InvalidWakeupPayloadError } from '../domain/wakeupSources.js';
 import { ServiceError } from '../services/errors.js';
@@ -82,8 +83,11 @@ export class TriggerSupervisor implements RoutineChangeListener {
   private readonly dueFires: { input: FireDueInput; resolve: (output: FireDueOutput) => void }[] = [];
   /** One provided machine for every trigger actor (the actor's input says which trigger). */
   private readonly machine: TriggerMachine;
+  /** The one actor system of every trigger actor (ActorHost). */
+  private readonly host: ActorHost;
 
   constructor(private readonly deps: TriggerSupervisorDeps) {
+    this.host = new ActorHost(deps.inspect);
     this.snapshots = new SnapshotWriter(deps, SNAPSHOT_KIND, (id) => this.actors.get(id)?.getPersistedSnapshot());
     this.machine = triggerMachine.provide({
       actors: {
@@ -213,8 +217,9 @@ export class TriggerSupervisor implements RoutineChangeListener {
     // From here a refresh or a reconcile that lands late (a change heard during shutdown) starts nothing.
     this.stopped = true;
     await this.flush();
-    for (const id of [...this.actors.keys()]) this.actors.get(id)!.stop();
+    for (const actor of this.actors.values()) this.host.stopActor(actor);
     this.actors.clear();
+    this.host.stop();
   }
 
   flush(): Promise<void> {
@@ -230,12 +235,11 @@ export class TriggerSupervisor implements RoutineChangeListener {
     const triggerId = trigger.id;
     const machine = this.machine;
     const input = { triggerId, nextRunAt: trigger.next_run_at, jitterMs: jitterMsOf(routine) };
-    const options = { input, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) };
     let actor: Actor<TriggerMachine>;
     try {
-      actor = createActor(machine, snapshot ? { ...options, snapshot: snapshot as never } : options);
+      actor = this.host.createActor(machine, snapshot ? { input, snapshot: snapshot as never } : { input });
     } catch {
-      actor = createActor(machine, options);
+      actor = this.host.createActor(machine, { input });
     }
     // `firing` lasts one claim and is never worth storing: a restore reschedules from the row anyway,
     // and a herd of fires would write every trigger's snapshot twice.
@@ -255,7 +259,8 @@ export class TriggerSupervisor implements RoutineChangeListener {
 
   /** Stops the actor here, keeping its stored snapshot (another replica restores it). */
   private dropActor(triggerId: string): void {
-    this.actors.get(triggerId)?.stop();
+    const actor = this.actors.get(triggerId);
+    if (actor) this.host.stopActor(actor);
     this.actors.delete(triggerId);
     this.routineIds.delete(triggerId);
     this.assignees.delete(triggerId);
