@@ -44,8 +44,8 @@ export interface SupervisorDeps {
   /** Claims and runs one wakeup of `agentId`, fenced by `fence`. */
   process: (wakeupId: string, fence: Fence) => Promise<DispatchOutcome>;
   inspect?: ((event: InspectionEvent) => void) | undefined;
-  /** Told whenever an agent actor's view changes (the live feed). */
-  onActorChange?: ((agentId: string, view: ReturnType<typeof describeAgentActor>) => void) | undefined;
+  /** Told whenever an agent actor's view changes (the live feed); not for a transition that leaves it as it was. */
+  onActorChange?: ((agentId: string, view: AgentActorView) => void) | undefined;
 }
 
 export function settingsOf(agent: Agent): AgentSettings {
@@ -202,9 +202,14 @@ export class Supervisor implements WakeupNotifier {
       this.deps.log.warn({ err: error, agent_id: agent.id }, 'discarding an agent snapshot that does not restore');
       actor = this.host.createActor(machine, { input });
     }
+    let lastView: AgentActorView | null = null;
     actor.subscribe((state) => {
       this.snapshots.markDirty(agentId);
-      this.deps.onActorChange?.(agentId, describeAgentActor(state));
+      if (!this.deps.onActorChange) return;
+      const view = describeAgentActor(state);
+      if (lastView !== null && sameView(lastView, view)) return;
+      lastView = view;
+      this.deps.onActorChange(agentId, view);
     });
     this.actors.set(agentId, actor);
     actor.start();
@@ -266,6 +271,16 @@ export class Supervisor implements WakeupNotifier {
     this.actors.get(agentId)?.send({ type: 'DISPATCH_ENDED', wakeupId, ranSession, retryAt, holdUntil, at: this.deps.clock.now() });
   }
 
+}
+
+type AgentActorView = ReturnType<typeof describeAgentActor>;
+
+/**
+ * Many transitions leave the view as it was (at boot, the reconcile that follows each actor's start
+ * mostly does): the feed is told once, not a second time for each of 10,000 agents.
+ */
+function sameView(a: AgentActorView, b: AgentActorView): boolean {
+  return (Object.keys(a) as (keyof AgentActorView)[]).every((key) => a[key] === b[key]);
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
