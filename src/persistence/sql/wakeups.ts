@@ -131,7 +131,7 @@ function statements(dialect: SqlText, appendWake: string, columns: readonly stri
 
   /**
    * The oldest queued wakeup of the agent and source inside the window that the request may join
-   * (on its task, unless any task will do). Bound to a task, it is a seek on that task's queued
+   * (on its task, unless any task will do). Bound to a task, it is a seek on that task's
    * wakeups (wakeups_by_task), whatever the agent's queue holds; otherwise it walks the agent's queue
    * inside the window.
    */
