@@ -77,4 +77,23 @@ describe('query plans', () => {
       reader.close();
     }
   });
+
+  it('the timeline reads a workspace\'s ended runs by when they ended, and its runs still going from the open runs, not from the workspace\'s history', async () => {
+    const { scheduler, dbPath, profile } = await profiledScheduler();
+    const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
+    profile.reset();
+    const timeline = await scheduler.app.inject({ method: 'GET', url: `/api/office/stats/timeline?workspace_id=${workspace.id}` });
+    expect(timeline.statusCode, timeline.body).toBe(200);
+    const [spans] = profile.statements().filter((s) => s.text.includes('finished_at IS NULL') && s.text.includes('FROM runs'));
+    expect(spans, profile.statements().map((s) => s.text.slice(0, 80)).join('\n')).toBeDefined();
+
+    const reader = new Database(dbPath, { readonly: true });
+    try {
+      const plan = planOf(reader, spans!.text);
+      expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_by_workspace_finished (workspace_id=? AND finished_at>?)')), plan.join('\n')).toBe(true);
+      expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_active (status=?)')), plan.join('\n')).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
 });

@@ -35,14 +35,16 @@ const COSTS_SQL = (agentCondition: string) => `
 
 /**
  * Runs that had started and overlap the range: finished inside or after it, or still running. Two
- * index seeks on (workspace_id, finished_at), since an OR of them would scan the workspace's runs.
+ * halves, since an OR of them would scan the workspace's runs: the ended ones a seek on (workspace_id,
+ * finished_at), which holds ended runs only, and the rest read from runs_active, whose condition the
+ * half names as the index writes it (SQLite uses a partial index only then).
  * A run that never started is no bar: one still queued, and one that resolved no executor (it ends
  * at its claim, with nothing launched).
  */
 const RUN_SPANS_SQL = (agentCondition: string) => {
   const spans = (ended: string) => `SELECT id, agent_id, status, started_at, finished_at FROM runs
     WHERE workspace_id = @workspace_id AND ${ended} AND started_at < @to AND status <> 'queued' AND executor_kind IS NOT NULL ${agentCondition}`;
-  return `SELECT * FROM (${spans('finished_at >= @from')} UNION ALL ${spans('finished_at IS NULL')}) AS spans
+  return `SELECT * FROM (${spans('finished_at >= @from')} UNION ALL ${spans("finished_at IS NULL AND status IN ('queued', 'running')")}) AS spans
     ORDER BY started_at, id LIMIT @limit`;
 };
 
