@@ -7,10 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/harness.js';
 import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
-/** The plan of `text` with every parameter NULL: the steps' details, in order. */
-function planOf(db: Database.Database, text: string): string[] {
+/** The plan of `text` in the database at `dbPath`, with every parameter NULL: the steps' details, in order. */
+function planOf(dbPath: string, text: string): string[] {
   const params = Object.fromEntries([...text.matchAll(/@(\w+)/g)].map(([, name]) => [name, null]));
-  return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(params) as { detail: string }[]).map((step) => step.detail);
+  const reader = new Database(dbPath, { readonly: true });
+  try {
+    return (reader.prepare(`EXPLAIN QUERY PLAN ${text}`).all(params) as { detail: string }[]).map((step) => step.detail);
+  } finally {
+    reader.close();
+  }
 }
 
 describe('query plans', () => {
@@ -25,15 +30,10 @@ describe('query plans', () => {
     const enqueues = profile.statements().filter((s) => s.text.startsWith('WITH agent AS'));
     expect(enqueues.map((s) => s.count)).toEqual([3]);
 
-    const reader = new Database(dbPath, { readonly: true });
-    try {
-      const plan = planOf(reader, enqueues[0]!.text);
-      const seeksOfQueue = plan.filter((step) => /agent_wakeup_requests USING INDEX wakeups_by_agent_status \(agent_id=\? AND status=\? AND requested_at>\?\)/.test(step));
-      expect(seeksOfQueue, plan.join('\n')).toEqual([]);
-      expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_task \(task_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
-    } finally {
-      reader.close();
-    }
+    const plan = planOf(dbPath, enqueues[0]!.text);
+    const seeksOfQueue = plan.filter((step) => /agent_wakeup_requests USING INDEX wakeups_by_agent_status \(agent_id=\? AND status=\? AND requested_at>\?\)/.test(step));
+    expect(seeksOfQueue, plan.join('\n')).toEqual([]);
+    expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_task \(task_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
   });
 
   it('a page of a workspace\'s wakeups, newest first, is a seek in that order, not a sort of the workspace\'s history', async () => {
@@ -45,14 +45,9 @@ describe('query plans', () => {
     const [list] = profile.statements().filter((s) => s.text.startsWith('SELECT * FROM agent_wakeup_requests'));
     expect(list, profile.statements().map((s) => s.text).join('\n')).toBeDefined();
 
-    const reader = new Database(dbPath, { readonly: true });
-    try {
-      const plan = planOf(reader, list!.text);
-      expect(plan.filter((step) => step.startsWith('USE TEMP B-TREE FOR ORDER BY')), plan.join('\n')).toEqual([]);
-      expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_workspace \(workspace_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
-    } finally {
-      reader.close();
-    }
+    const plan = planOf(dbPath, list!.text);
+    expect(plan.filter((step) => step.startsWith('USE TEMP B-TREE FOR ORDER BY')), plan.join('\n')).toEqual([]);
+    expect(plan.some((step) => /SEARCH agent_wakeup_requests USING INDEX wakeups_by_workspace \(workspace_id=\?\)/.test(step)), plan.join('\n')).toBe(true);
   });
 
   it('the claim sums each budget\'s spend over its scope\'s index of the cost ledger, not over the whole ledger', async () => {
@@ -67,14 +62,9 @@ describe('query plans', () => {
     const [claim] = profile.statements().filter((s) => s.text.startsWith("UPDATE agent_wakeup_requests SET status = 'claimed'") && s.text.includes('cost_ledger'));
     expect(claim, profile.statements().map((s) => s.text.slice(0, 80)).join('\n')).toBeDefined();
 
-    const reader = new Database(dbPath, { readonly: true });
-    try {
-      const plan = planOf(reader, claim!.text);
-      for (const index of ['cost_by_workspace', 'cost_by_project', 'cost_by_agent']) {
-        expect(plan.some((step) => step.startsWith(`SEARCH l USING INDEX ${index} (`) && step.includes('created_at>?')), plan.join('\n')).toBe(true);
-      }
-    } finally {
-      reader.close();
+    const plan = planOf(dbPath, claim!.text);
+    for (const index of ['cost_by_workspace', 'cost_by_project', 'cost_by_agent']) {
+      expect(plan.some((step) => step.startsWith(`SEARCH l USING INDEX ${index} (`) && step.includes('created_at>?')), plan.join('\n')).toBe(true);
     }
   });
 
@@ -87,13 +77,8 @@ describe('query plans', () => {
     const [spans] = profile.statements().filter((s) => s.text.includes('finished_at IS NULL') && s.text.includes('FROM runs'));
     expect(spans, profile.statements().map((s) => s.text.slice(0, 80)).join('\n')).toBeDefined();
 
-    const reader = new Database(dbPath, { readonly: true });
-    try {
-      const plan = planOf(reader, spans!.text);
-      expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_by_workspace_finished (workspace_id=? AND finished_at>?)')), plan.join('\n')).toBe(true);
-      expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_active (status=?)')), plan.join('\n')).toBe(true);
-    } finally {
-      reader.close();
-    }
+    const plan = planOf(dbPath, spans!.text);
+    expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_by_workspace_finished (workspace_id=? AND finished_at>?)')), plan.join('\n')).toBe(true);
+    expect(plan.some((step) => step.startsWith('SEARCH runs USING INDEX runs_active (status=?)')), plan.join('\n')).toBe(true);
   });
 });
