@@ -1,8 +1,9 @@
 /**
  * The supervisor: a plain registry of independent actors, one per agent (not children of one
- * machine, which grows quadratically), sharing one actor system (ActorHost). It routes wakeups and agent changes to the right actor,
- * hands claimed wakeups to the pipeline, and stores each actor's snapshot after it changes. It runs
- * the actors of the agents this process owns (see AgentOwnership), and each claim carries its fence.
+ * machine, which grows quadratically), sharing one actor system (ActorHost). It routes wakeups and
+ * agent changes to the right actor, hands claimed wakeups to the pipeline, and stores each actor's
+ * snapshot after it changes. It runs the actors of the agents this process owns (see
+ * AgentOwnership), and each claim carries its fence.
  */
 import type { Logger } from 'pino';
 import type { Actor, InspectionEvent } from 'xstate';
