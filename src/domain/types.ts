@@ -37,6 +37,7 @@ export const OPEN_WAKEUP_STATUSES: readonly WakeupStatus[] = ['queued', 'claimed
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'interrupted', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+export const OPEN_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running'];
 
 export interface Workspace {
   id: string;

@@ -1,9 +1,10 @@
 import type { AgentLease, LeaseRepo } from '../store.js';
 import type { Dialect, SqlRunner } from './dialect.js';
+import { openRun } from './openRows.js';
 
 /** An agent that needs an owner: a live one, or a deleted one whose run is still unfinished (it must be settled). */
 export const NEEDS_OWNER = `(a.deleted_at IS NULL
-  OR EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.status IN ('queued', 'running')))`;
+  OR EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND ${openRun('r.status')}))`;
 
 /** Insert-or-bump: the epoch is read and raised inside the statement's own write, never in JavaScript. */
 const BUMP = `ON CONFLICT (agent_id) DO UPDATE SET owner_id = excluded.owner_id, epoch = agent_leases.epoch + 1,

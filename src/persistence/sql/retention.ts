@@ -4,15 +4,13 @@
  * (row values in IN, LIMIT in a subquery, CAST to TEXT).
  */
 import { RETENTION_TABLES, type RetentionTable } from '../../domain/retention.js';
-import { OPEN_WAKEUP_STATUSES } from '../../domain/types.js';
 import { WAKEUP_OUTCOMES } from '../../domain/stats.js';
 import type { RetentionRepo } from '../store.js';
 import type { Dialect, SqlRunner } from './dialect.js';
+import { ENDED_RUN_STATUSES, openWakeup, quoted } from './openRows.js';
 
-const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
-const OPEN_WAKEUP = quoted(OPEN_WAKEUP_STATUSES);
 const ENDED_WAKEUP = quoted(WAKEUP_OUTCOMES);
-const ENDED_RUN = quoted(['succeeded', 'failed', 'interrupted', 'cancelled']);
+const ENDED_RUN = quoted(ENDED_RUN_STATUSES);
 const DAY_MS = 86_400_000;
 
 /**
@@ -24,7 +22,7 @@ const PRUNABLE_RUN = `r.status IN (${ENDED_RUN}) AND r.finished_at < @cutoff
   AND (r.task_id IS NULL OR EXISTS (SELECT 1 FROM runs n WHERE n.task_id = r.task_id AND n.agent_id = r.agent_id
     AND (n.created_at > r.created_at OR (n.created_at = r.created_at AND n.id > r.id))))
   AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.ref_id = r.id AND i.status = 'open')
-  AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w WHERE w.id = r.wakeup_id AND w.status IN (${OPEN_WAKEUP}))`;
+  AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w WHERE w.id = r.wakeup_id AND ${openWakeup('w.status')})`;
 
 /**
  * A wakeup that ended before the cutoff (never a queued, claimed or scheduled_retry one) and that
@@ -34,7 +32,7 @@ const PRUNABLE_RUN = `r.status IN (${ENDED_RUN}) AND r.finished_at < @cutoff
  */
 const PRUNABLE_WAKEUP = `w.status IN (${ENDED_WAKEUP}) AND w.finished_at < @cutoff
   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.wakeup_id = w.id)
-  AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests t WHERE t.id = w.coalesced_into_id AND t.status IN (${OPEN_WAKEUP}))
+  AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests t WHERE t.id = w.coalesced_into_id AND ${openWakeup('t.status')})
   AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests s WHERE s.coalesced_into_id = w.id
     AND NOT (s.status IN (${ENDED_WAKEUP}) AND s.finished_at < @cutoff))
   AND (w.task_id IS NULL OR EXISTS (SELECT 1 FROM agent_wakeup_requests n WHERE n.task_id = w.task_id AND n.agent_id = w.agent_id

@@ -5,6 +5,7 @@ import type { RoutineFields, RoutineRepo, RunRoute, TickClaim, TriggerFields } f
 import { ROUTINES, ROUTINE_RUNS, ROUTINE_TRIGGERS } from '../tables.js';
 import { AGENT_SCOPE, DEPLOYMENT_SCOPE, HOLD_WAKEUP_SLOT, SLOTS, SLOT_LOCK_ORDER, agentScope } from './capSlots.js';
 import type { Dialect, RowTable, SqlRunner } from './dialect.js';
+import { openWakeup } from './openRows.js';
 
 const RUN_COLUMNS = ROUTINE_RUNS.columns;
 
@@ -285,7 +286,7 @@ export abstract class RoutinesSql implements RoutineRepo {
        UNION ALL
        SELECT rr.* FROM office_routine_runs rr JOIN agent_wakeup_requests w ON w.id = rr.linked_wakeup_id
         WHERE rr.routine_id = @routine AND rr.dispatch_fingerprint = @fingerprint AND rr.outcome IS NULL
-          AND rr.status = 'dispatched' AND w.status IN ('queued', 'claimed', 'scheduled_retry')
+          AND rr.status = 'dispatched' AND ${openWakeup('w.status')}
        ORDER BY started_at, id LIMIT 20`, { routine: routineId, fingerprint });
   }
   async activeRunsOf(keys: readonly { routineId: string; fingerprint: string }[]) {
@@ -301,7 +302,7 @@ export abstract class RoutinesSql implements RoutineRepo {
        UNION ALL
        SELECT rr.* FROM k CROSS JOIN office_routine_runs rr CROSS JOIN agent_wakeup_requests w
         WHERE rr.routine_id = k.routine AND rr.dispatch_fingerprint = k.fingerprint AND rr.outcome IS NULL AND rr.status = 'dispatched'
-          AND w.id = rr.linked_wakeup_id AND w.status IN ('queued', 'claimed', 'scheduled_retry')
+          AND w.id = rr.linked_wakeup_id AND ${openWakeup('w.status')}
        ORDER BY started_at, id`, { keys });
     const byRoutine = new Map<string, RoutineRun[]>();
     for (const run of runs) byRoutine.set(run.routine_id, [...(byRoutine.get(run.routine_id) ?? []), run]);

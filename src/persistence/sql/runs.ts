@@ -7,6 +7,7 @@ import type { DailyCaps } from '../../domain/dailyCaps.js';
 import { fencedBy, type Dialect, type RowTable, type SqlRunner } from './dialect.js';
 import { dailyCapReached, holdDailyCaps } from './dailyUsage.js';
 import { countByStatus } from './statusCounts.js';
+import { openRun } from './openRows.js';
 
 /** The wakeups of the task in `taskColumn` that wait for its checkout, oldest first, as a JSON array. */
 export const checkoutWaiters = (dialect: Dialect, taskColumn: string) => dialect.jsonRows(
@@ -86,7 +87,7 @@ export class RunsSql implements RunRepo {
            EXISTS (SELECT 1 FROM tasks WHERE id = @task AND updated_at >= @since)
            OR EXISTS (SELECT 1 FROM comments WHERE task_id = @task AND created_at > @since)
            OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = @task AND created_at >= @since)`)} END
-       WHERE id = @id AND status IN ('queued', 'running') AND ${fencedBy(dialect, 'runs.agent_id')}
+       WHERE id = @id AND ${openRun()} AND ${fencedBy(dialect, 'runs.agent_id')}
        RETURNING made_progress,
          EXISTS (SELECT 1 FROM tasks WHERE id = runs.task_id AND checkout_wakeup_id = runs.wakeup_id) AS released,
          ${checkoutWaiters(dialect, 'runs.task_id')} AS waiters`;
@@ -128,7 +129,7 @@ export class RunsSql implements RunRepo {
   async listUnfinished(owner: string, agentIds?: readonly string[]) {
     return (await this.table.many(
       `SELECT r.* FROM runs r JOIN agent_leases l ON l.agent_id = r.agent_id AND l.owner_id = @owner
-       WHERE r.status IN ('queued', 'running') AND (${this.dialect.cast('@ids', 'jsonb')} IS NULL OR r.agent_id IN (${this.dialect.jsonElements('@ids')}))
+       WHERE ${openRun('r.status')} AND (${this.dialect.cast('@ids', 'jsonb')} IS NULL OR r.agent_id IN (${this.dialect.jsonElements('@ids')}))
        ORDER BY r.created_at, r.id`, { owner, ids: agentIds ?? null })).map((run) => strip(run)!);
   }
 

@@ -5,6 +5,7 @@
 import { BUCKET_MS, type Bucket, type CostInBucket, type RunSpan, type WakeupOutcomeCount } from '../../domain/stats.js';
 import type { StatsRepo, StatsScope } from '../store.js';
 import type { Dialect, SqlRunner } from './dialect.js';
+import { openRun } from './openRows.js';
 
 /** A statement's parameters and its optional agent condition. */
 function statsParams(scope: StatsScope, extra: Record<string, unknown> = {}) {
@@ -44,7 +45,7 @@ const COSTS_SQL = (agentCondition: string) => `
 const RUN_SPANS_SQL = (agentCondition: string) => {
   const spans = (ended: string) => `SELECT id, agent_id, status, started_at, finished_at FROM runs
     WHERE workspace_id = @workspace_id AND ${ended} AND started_at < @to AND status <> 'queued' AND executor_kind IS NOT NULL ${agentCondition}`;
-  return `SELECT * FROM (${spans('finished_at >= @from')} UNION ALL ${spans("finished_at IS NULL AND status IN ('queued', 'running')")}) AS spans
+  return `SELECT * FROM (${spans('finished_at >= @from')} UNION ALL ${spans(`finished_at IS NULL AND ${openRun()}`)}) AS spans
     ORDER BY started_at, id LIMIT @limit`;
 };
 

@@ -7,6 +7,7 @@ import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE, type ListPage } from '../../do
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 import type { Dialect, RowChange, RowTable, SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';
+import { openWakeup } from './openRows.js';
 
 /** The cancel reasons that are a person's decision, which the recovery sweep respects. */
 const PERSON_CANCELS = [RUN_CANCELLED_REASON, OWNER_REVOKED_REASON].map((reason) => `'${reason}'`).join(', ');
@@ -169,7 +170,7 @@ export class TasksSql implements TaskRepo {
          AND NOT EXISTS (SELECT 1 FROM agent_wakeup_requests w
                          WHERE w.task_id = t.id AND w.agent_id = t.assignee_agent_instance_id
                            AND w.requested_at >= COALESCE(t.assigned_at, t.created_at)
-                           AND (w.status IN ('queued', 'claimed', 'scheduled_retry')
+                           AND (${openWakeup('w.status')}
                                 OR (w.status = 'finished' AND w.run_id IS NOT NULL)
                                 OR (w.status = 'cancelled' AND w.cancel_reason IN (${PERSON_CANCELS}))))
        ORDER BY t.created_at, t.id`, { workspace: workspaceId, since: createdSince, agent: agentId ?? null });

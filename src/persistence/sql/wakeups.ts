@@ -8,6 +8,7 @@ import { HOLD_WAKEUP_SLOT, eitherCapFull, raiseBothBy } from './capSlots.js';
 import { andThen, fencedBy, type Dialect, type MaybePromise, type RowTable, type SqlRunner, type SqlText } from './dialect.js';
 import { DispatchClaim } from './dispatchClaim.js';
 import { countByStatus } from './statusCounts.js';
+import { openWakeup } from './openRows.js';
 
 type Column = (typeof WAKEUPS.columns)[number];
 
@@ -346,10 +347,10 @@ export class WakeupsSql implements WakeupRepo {
   async listOpen(agentId?: string) {
     return agentId
       ? this.table.many(
-        `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry')
+        `SELECT * FROM agent_wakeup_requests WHERE agent_id = ? AND ${openWakeup()}
          ORDER BY requested_at, id`, [agentId])
       : this.table.many(
-        `SELECT * FROM agent_wakeup_requests WHERE status IN ('queued', 'claimed', 'scheduled_retry')
+        `SELECT * FROM agent_wakeup_requests WHERE ${openWakeup()}
          ORDER BY requested_at, id`);
   }
 
@@ -390,7 +391,7 @@ export class WakeupsSql implements WakeupRepo {
 
   async openForTask(taskId: string) {
     return this.table.many(
-      "SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND status IN ('queued', 'claimed', 'scheduled_retry') ORDER BY requested_at, id",
+      `SELECT * FROM agent_wakeup_requests WHERE task_id = ? AND ${openWakeup()} ORDER BY requested_at, id`,
       [taskId]);
   }
 
