@@ -33,7 +33,19 @@ export async function rowCounts(inspect: Inspector) {
 }
 
 /**
- * The tables a scrape may read: the counter rows, one per agent, whatever the history holds. Any
- * other table in a scrape's plan is history read at every scrape.
+ * What a scrape may read: the counter rows, one per agent, whatever the history holds, and the open
+ * wakeups and runs through the partial indexes that hold those rows only. Any other table, or one of
+ * these read otherwise, is history read at every scrape.
  */
-export const SCRAPE_TABLES = new Set(['agent_status_counts']);
+export const SCRAPE_READS = new Map<string, string | null>([
+  ['agent_status_counts', null],
+  ['agent_wakeup_requests', 'wakeups_open'],
+  ['runs', 'runs_active'],
+]);
+
+/** Why a scrape must not read `table` through `index` (null: not through an index); null when it may. */
+export function scrapeReadFault(table: string, index: string | null): string | null {
+  if (!SCRAPE_READS.has(table)) return `reads ${table}, which is neither the counter rows nor the open rows`;
+  const allowed = SCRAPE_READS.get(table);
+  return allowed === null || allowed === index ? null : `reads ${table} ${index ? `through ${index}` : 'without an index'}, not through ${allowed}`;
+}

@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/persistence/sqlite/database.js';
 import { loadSqliteMigrations, migrate } from '../../src/persistence/sqlite/migrate.js';
+import { STATUS_COUNT_READS } from '../../src/persistence/sql/statusCounts.js';
 import { apiClient } from '../helpers/client.js';
 import { ROWS_BEFORE_DAILY_USAGE } from '../helpers/dailyUsageUpgrade.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { SCRAPE_TABLES, gaugesOf, rowCounts, scrape } from '../helpers/metrics.js';
+import { gaugesOf, rowCounts, scrape, scrapeReadFault } from '../helpers/metrics.js';
 import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
 let h: Harness | undefined;
@@ -119,18 +120,20 @@ describe('/metrics counts of wakeups and runs by status', () => {
     expect(gaugesOf(await scrape(h.url))).toEqual(ended);
   }, 60_000);
 
-  it('migration 0032 counts the wakeups and runs already stored, per agent', () => {
+  it('migrations 0032 and 0037 count the wakeups and runs already stored: the ended ones per agent, the open ones from their rows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'office-metrics-'));
     try {
       const db = openDatabase(join(dir, 'office.db'), { synchronous: 'NORMAL' });
       migrate(db, loadSqliteMigrations().filter((m) => m.version < 32));
       db.exec(ROWS_BEFORE_DAILY_USAGE);
-      expect(migrate(db)).toContain('0032_status_counts.sql');
-      expect(db.prepare(`SELECT agent_id, wakeups_claimed, runs_queued, runs_running, runs_succeeded, runs_failed, runs_cancelled
-        FROM agent_status_counts ORDER BY agent_id`).all()).toEqual([
-        { agent_id: 'agt_a', wakeups_claimed: 1, runs_queued: 1, runs_running: 1, runs_succeeded: 2, runs_failed: 1, runs_cancelled: 1 },
-        { agent_id: 'agt_b', wakeups_claimed: 1, runs_queued: 0, runs_running: 1, runs_succeeded: 0, runs_failed: 0, runs_cancelled: 0 },
+      expect(migrate(db)).toEqual(expect.arrayContaining(['0032_status_counts.sql', '0037_open_statuses_counted_from_rows.sql']));
+      expect(db.prepare(`SELECT agent_id, runs_succeeded, runs_failed, runs_cancelled, wakeups_finished FROM agent_status_counts ORDER BY agent_id`).all()).toEqual([
+        { agent_id: 'agt_a', runs_succeeded: 2, runs_failed: 1, runs_cancelled: 1, wakeups_finished: 0 },
+        { agent_id: 'agt_b', runs_succeeded: 0, runs_failed: 0, runs_cancelled: 0, wakeups_finished: 0 },
       ]);
+      const [wakeups, runs] = STATUS_COUNT_READS.map((read) => db.prepare(read).get());
+      expect(wakeups).toMatchObject({ claimed: 2, queued: 0, scheduled_retry: 0, finished: 0 });
+      expect(runs).toMatchObject({ queued: 1, running: 2, succeeded: 2, failed: 1, cancelled: 1, interrupted: 0 });
       db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -141,7 +144,7 @@ describe('/metrics counts of wakeups and runs by status', () => {
 describe('a /metrics scrape', () => {
   const profiledScheduler = profiledSchedulerPerTest();
 
-  it('runs two statements that read the counter rows only: no table scan of wakeups, runs or any other history', async () => {
+  it('runs two statements that read the counter rows and the open rows only: no scan of wakeups, runs or any other history', async () => {
     // Not started: nothing runs beside the scrape (no sweep, no heartbeat), so its statements are all the profile holds.
     const { scheduler, dbPath, profile } = await profiledScheduler();
     const workspace = await scheduler.services.org.createWorkspace({ name: 'Acme' });
@@ -165,9 +168,12 @@ describe('a /metrics scrape', () => {
     try {
       for (const { text } of statements) {
         const plan = reader.prepare(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[];
-        const tables = plan.map((step) => /^(?:SCAN|SEARCH) (\w+)/.exec(step.detail)?.[1]).filter((table): table is string => table !== undefined);
-        expect(tables.length, text).toBeGreaterThan(0);
-        for (const table of tables) expect(SCRAPE_TABLES.has(table), `${text}\nreads ${table}: ${plan.map((s) => s.detail).join('; ')}`).toBe(true);
+        const reads = plan.flatMap((step) => {
+          const read = /^(?:SCAN|SEARCH) (\w+)(?: USING (?:COVERING )?INDEX (\w+))?/.exec(step.detail);
+          return read ? [{ table: read[1]!, index: read[2] ?? null }] : [];
+        });
+        expect(reads.map((read) => read.table), text).toEqual(expect.arrayContaining(['agent_status_counts']));
+        for (const { table, index } of reads) expect(scrapeReadFault(table, index), `${text}\n${plan.map((s) => s.detail).join('; ')}`).toBeNull();
       }
     } finally {
       reader.close();
