@@ -13,9 +13,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { rendezvousOwner } from '../src/actors/replicas.js';
+import { cpuSecondsOf, postgresCpu, postgresCpuBetween } from './processCpu.js';
 import { percentile, type Figure } from './support.js';
 import { withEmbeddedPostgres, type BenchPostgres } from './postgresServer.js';
 import type { FromReplica, ToReplica } from './replicasChild.js';
@@ -182,6 +184,11 @@ interface Throughput {
   transactionsPerWakeup: number;
   /** Agents that changed hands while measuring. */
   handovers: number;
+  /** CPU ms per wakeup while measuring: each replica's, and the PostgreSQL server's. */
+  replicaCpuMs: number[];
+  serverCpuMs: number;
+  /** Cores busy on average over the window, replicas and server together. */
+  coresBusy: number;
 }
 
 /**
@@ -212,19 +219,43 @@ async function saturatedRate(replicas: Replica[], databaseUrl: string, workspace
   await sleep(SETTLE_MS);
   const epochs = await leaseEpochs(databaseUrl);
   const before = storeWork(replicas);
+  const cpuBefore = { replicas: replicas.map((r) => cpuSecondsOf(r.proc.pid!)), server: postgresCpu() };
   const start = performance.now();
   await assignAll(WARMUP, n);
   await until(() => total() >= base + n, `${n} executor starts`, 300_000);
-  const rate = n / ((performance.now() - start) / 1000);
+  const seconds = (performance.now() - start) / 1000;
+  const rate = n / seconds;
+  const replicaCpu = replicas.map((r, k) => cpuSecondsOf(r.proc.pid!) - cpuBefore.replicas[k]!);
+  const serverCpu = postgresCpuBetween(cpuBefore.server, postgresCpu());
   await sleep(SETTLE_MS);
   const after = storeWork(replicas);
   return {
     rate, statementsPerWakeup: (after.statements - before.statements) / n, transactionsPerWakeup: (after.transactions - before.transactions) / n,
     handovers: (await leaseEpochs(databaseUrl)) - epochs,
+    replicaCpuMs: replicaCpu.map((cpu) => (cpu * 1000) / n), serverCpuMs: (serverCpu * 1000) / n,
+    coresBusy: (replicaCpu.reduce((sum, cpu) => sum + cpu, 0) + serverCpu) / seconds,
   };
 }
 
-/** A measurement's statements and transactions per wakeup, as the notes print them. */
+/**
+ * Where a measurement's CPU went, per wakeup, and what it predicts for a box of PREDICT_CORES
+ * cores: the CPU of all processes over the cores, unless one replica's single thread saturates first
+ * (PostgreSQL's backends are processes of their own, so its share spreads over the cores).
+ */
+function cpuNote(t: Throughput): string {
+  const perWakeup = t.replicaCpuMs.reduce((sum, ms) => sum + ms, 0) + t.serverCpuMs;
+  const allCores = (PREDICT_CORES * 1000) / perWakeup;
+  const oneThread = 1000 / Math.max(...t.replicaCpuMs);
+  const predicted = Math.min(allCores, oneThread);
+  return `CPU per wakeup: replicas ${t.replicaCpuMs.map((ms) => ms.toFixed(2)).join(' + ')} ms, PostgreSQL ${t.serverCpuMs.toFixed(2)} ms; `
+    + `${t.coresBusy.toFixed(2)} of ${CORES} cores busy; if CPU alone bounds it, ${PREDICT_CORES} cores give ${Math.round(predicted)}/s `
+    + `(bound by ${allCores <= oneThread ? 'the CPU of all processes' : "the busiest replica's one thread"})`;
+}
+
+const CORES = cpus().length;
+/** The box the issue asks about. The prediction assumes only CPU bounds throughput: no lock, no round trip. */
+const PREDICT_CORES = 8;
+
 const work = (t: Throughput) => `${t.statementsPerWakeup.toFixed(1)} statements / ${t.transactionsPerWakeup.toFixed(1)} transactions`;
 
 export async function p6bReplicaScaling(): Promise<Figure[]> {
@@ -241,10 +272,10 @@ export async function p6bReplicaScaling(): Promise<Figure[]> {
     return [
       { id: 'P6b', name: '3 replicas / 1 replica, saturated assignment -> executor start', value: ratio, unit: 'ratio', goal: '>= 1', ok: ratio >= 1,
         note: `${Math.round(three.spread.rate)}/s vs ${Math.round(one.rate)}/s: ${common}, spread evenly; per wakeup ${work(three.spread)} vs ${work(one)}; ` +
-          `agents handed over while measuring ${three.spread.handovers} vs ${one.handovers}` },
+          `agents handed over while measuring ${three.spread.handovers} vs ${one.handovers}; 3 replicas: ${cpuNote(three.spread)}; 1 replica: ${cpuNote(one)}` },
       { id: 'P6b', name: '3 replicas each assigning its own agents / 1 replica', value: three.owner.rate / one.rate, unit: 'ratio', goal: '', ok: true,
         note: `${Math.round(three.owner.rate)}/s: no assignment travels to another replica; per wakeup ${work(three.owner)}; ` +
-          `handed over ${three.owner.handovers}` },
+          `handed over ${three.owner.handovers}; ${cpuNote(three.owner)}` },
     ];
   });
 }
