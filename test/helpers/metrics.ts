@@ -33,6 +33,21 @@ export async function rowCounts(inspect: Inspector) {
 }
 
 /**
+ * A scrape's counts, and the rows' counts read before and after it, once the two readings of the
+ * rows agree: while runs are open the rows move between any two reads, and a scrape can only be
+ * held to rows that stood still around it.
+ */
+export async function scrapeBetweenStillRows(baseUrl: string, inspect: Inspector) {
+  for (let attempt = 1; ; attempt++) {
+    const before = await rowCounts(inspect);
+    const gauges = gaugesOf(await scrape(baseUrl));
+    const after = await rowCounts(inspect);
+    if (JSON.stringify(before) === JSON.stringify(after)) return { gauges, rows: after };
+    if (attempt === 20) throw new Error('the rows kept changing around every scrape');
+  }
+}
+
+/**
  * What a scrape may read: the counter rows, one per agent, whatever the history holds, and the open
  * wakeups and runs through the partial indexes that hold those rows only. Any other table, or one of
  * these read otherwise, is history read at every scrape.

@@ -15,7 +15,7 @@ import { STATUS_COUNT_READS } from '../../src/persistence/sql/statusCounts.js';
 import { apiClient } from '../helpers/client.js';
 import { ROWS_BEFORE_DAILY_USAGE } from '../helpers/dailyUsageUpgrade.js';
 import { fixtureAgent, startHarness, type Harness } from '../helpers/harness.js';
-import { gaugesOf, rowCounts, scrape, scrapeReadFault } from '../helpers/metrics.js';
+import { gaugesOf, rowCounts, scrape, scrapeBetweenStillRows, scrapeReadFault } from '../helpers/metrics.js';
 import { profiledSchedulerPerTest } from '../helpers/statementProfile.js';
 
 let h: Harness | undefined;
@@ -103,9 +103,9 @@ describe('/metrics counts of wakeups and runs by status', () => {
     await Promise.all([wake(succeeding), wake(succeeding), wake(failing), wake(waiting), wake(cancelled)]);
     const toCancel = await waitForRun({ agent_id: cancelled }, 'running', 'the session to cancel to start');
     await waitForRun({ agent_id: waiting }, 'running', 'the waiting session to start');
-    const open = await rowCounts(h.inspect);
-    expect(open.runs.running).toBeGreaterThanOrEqual(2);
-    expect(gaugesOf(await scrape(h.url))).toEqual(open);
+    const open = await scrapeBetweenStillRows(h.url, h.inspect);
+    expect(open.rows.runs.running).toBeGreaterThanOrEqual(2);
+    expect(open.gauges).toEqual(open.rows);
 
     await call('POST', `/api/office/runs/${toCancel.id}/cancel`, { reason: 'not needed' });
     writeFileSync(release, '');
