@@ -237,6 +237,10 @@ async function saturatedRate(replicas: Replica[], databaseUrl: string, workspace
   };
 }
 
+const CORES = cpus().length;
+/** The box the issue asks about. The prediction assumes only CPU bounds throughput: no lock, no round trip. */
+const PREDICT_CORES = 8;
+
 /**
  * Where a measurement's CPU went, per wakeup, and what it predicts for a box of PREDICT_CORES
  * cores: the CPU of all processes over the cores, unless one replica's single thread saturates first
@@ -251,10 +255,6 @@ function cpuNote(t: Throughput): string {
     + `${t.coresBusy.toFixed(2)} of ${CORES} cores busy; if CPU alone bounds it, ${PREDICT_CORES} cores give ${Math.round(predicted)}/s `
     + `(bound by ${allCores <= oneThread ? 'the CPU of all processes' : "the busiest replica's one thread"})`;
 }
-
-const CORES = cpus().length;
-/** The box the issue asks about. The prediction assumes only CPU bounds throughput: no lock, no round trip. */
-const PREDICT_CORES = 8;
 
 const work = (t: Throughput) => `${t.statementsPerWakeup.toFixed(1)} statements / ${t.transactionsPerWakeup.toFixed(1)} transactions`;
 

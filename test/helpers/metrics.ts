@@ -2,6 +2,7 @@
  * What the metrics tests of both backends share: a scrape read into samples, the counts it must
  * agree with, and the plan check that a scrape's statements read only the counter rows.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { RUN_STATUSES, WAKEUP_STATUSES } from '../../src/domain/types.js';
 import type { Inspector } from '../../src/persistence/inspector.js';
@@ -42,7 +43,7 @@ export async function scrapeBetweenStillRows(baseUrl: string, inspect: Inspector
     const before = await rowCounts(inspect);
     const gauges = gaugesOf(await scrape(baseUrl));
     const after = await rowCounts(inspect);
-    if (JSON.stringify(before) === JSON.stringify(after)) return { gauges, rows: after };
+    if (isDeepStrictEqual(before, after)) return { gauges, rows: after };
     if (attempt === 20) throw new Error('the rows kept changing around every scrape');
   }
 }

@@ -4,7 +4,7 @@ import type { Agent, Budget, Comment, Task, Wakeup } from '../../domain/types.js
 import type { ClaimedWakeup } from '../store.js';
 import { AGENTS, BUDGETS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
 import { SPEND_COLUMN } from './budgets.js';
-import { andThen, type Dialect, type MaybePromise, type RowTable, type SqlRunner } from './dialect.js';
+import { andThen, sqlList, type Dialect, type MaybePromise, type RowTable, type SqlRunner } from './dialect.js';
 
 /** The claimed row in RETURNING's subqueries. */
 const W = 'agent_wakeup_requests';
@@ -14,7 +14,7 @@ const LAST_RUN = `FROM runs WHERE agent_id = ${W}.agent_id AND task_id = ${W}.ta
   AND status IN ('succeeded', 'failed', 'interrupted', 'cancelled') ORDER BY created_at DESC, id DESC LIMIT 1`;
 
 /** Only an agent program's session is resumed (API.md, "Resumed sessions"): every other run gets the full prompt. */
-const RESUMABLE = `cli_session_id IS NOT NULL AND executor_kind IN (${AGENT_PROGRAM_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
+const RESUMABLE = `cli_session_id IS NOT NULL AND executor_kind IN (${sqlList(AGENT_PROGRAM_KINDS)})`;
 
 /** When that run started, if its session can be resumed: the resume delta's start (null: a full prompt). */
 const RESUME_SINCE = `(SELECT CASE WHEN ${RESUMABLE} THEN started_at END ${LAST_RUN})`;

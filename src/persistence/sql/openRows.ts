@@ -5,15 +5,13 @@
  * condition through these, never by hand.
  */
 import { OPEN_RUN_STATUSES, OPEN_WAKEUP_STATUSES, RUN_STATUSES, WAKEUP_STATUSES } from '../../domain/types.js';
-
-/** Statuses as an SQL list: `'queued', 'running'`. */
-export const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
+import { sqlList } from './dialect.js';
 
 /** `status IN ('queued', 'claimed', 'scheduled_retry')`, of `column` (an alias's: `w.status`). */
-export const openWakeup = (column = 'status') => `${column} IN (${quoted(OPEN_WAKEUP_STATUSES)})`;
+export const openWakeup = (column = 'status') => `${column} IN (${sqlList(OPEN_WAKEUP_STATUSES)})`;
 
 /** `status IN ('queued', 'running')`, of `column` (an alias's: `r.status`). */
-export const openRun = (column = 'status') => `${column} IN (${quoted(OPEN_RUN_STATUSES)})`;
+export const openRun = (column = 'status') => `${column} IN (${sqlList(OPEN_RUN_STATUSES)})`;
 
 export const ENDED_WAKEUP_STATUSES = WAKEUP_STATUSES.filter((status) => !OPEN_WAKEUP_STATUSES.includes(status));
 export const ENDED_RUN_STATUSES = RUN_STATUSES.filter((status) => !OPEN_RUN_STATUSES.includes(status));

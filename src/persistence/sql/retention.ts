@@ -6,11 +6,11 @@
 import { RETENTION_TABLES, type RetentionTable } from '../../domain/retention.js';
 import { WAKEUP_OUTCOMES } from '../../domain/stats.js';
 import type { RetentionRepo } from '../store.js';
-import type { Dialect, SqlRunner } from './dialect.js';
-import { ENDED_RUN_STATUSES, openWakeup, quoted } from './openRows.js';
+import { sqlList, type Dialect, type SqlRunner } from './dialect.js';
+import { ENDED_RUN_STATUSES, openWakeup } from './openRows.js';
 
-const ENDED_WAKEUP = quoted(WAKEUP_OUTCOMES);
-const ENDED_RUN = quoted(ENDED_RUN_STATUSES);
+const ENDED_WAKEUP = sqlList(WAKEUP_OUTCOMES);
+const ENDED_RUN = sqlList(ENDED_RUN_STATUSES);
 const DAY_MS = 86_400_000;
 
 /**

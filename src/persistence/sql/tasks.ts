@@ -5,15 +5,15 @@ import type { ApprovalRepo, CheckoutWaiter, CommentRepo, TaskFields, TaskFilter,
 import { afterPosition, clampLimit, orderBy, paged } from './filters.js';
 import { HISTORY_PAGE_SIZE, LISTS, MAX_PAGE_SIZE, type ListPage } from '../../domain/pagination.js';
 import { APPROVALS, COMMENTS, TASKS, type TaskRow } from '../tables.js';
-import type { Dialect, RowChange, RowTable, SqlRunner } from './dialect.js';
+import { sqlList, type Dialect, type RowChange, type RowTable, type SqlRunner } from './dialect.js';
 import { checkoutWaiters } from './runs.js';
 import { openWakeup } from './openRows.js';
 
 /** The cancel reasons that are a person's decision, which the recovery sweep respects. */
-const PERSON_CANCELS = [RUN_CANCELLED_REASON, OWNER_REVOKED_REASON].map((reason) => `'${reason}'`).join(', ');
+const PERSON_CANCELS = sqlList([RUN_CANCELLED_REASON, OWNER_REVOKED_REASON]);
 
-const RESOLVED_BLOCKER_SQL = RESOLVED_BLOCKER_STATES.map((state) => `'${state}'`).join(', ');
-const TERMINAL_STATE_SQL = TERMINAL_TASK_STATES.map((state) => `'${state}'`).join(', ');
+const RESOLVED_BLOCKER_SQL = sqlList(RESOLVED_BLOCKER_STATES);
+const TERMINAL_STATE_SQL = sqlList(TERMINAL_TASK_STATES);
 
 /** The tables of a task's links (its blockers, its reviewers). */
 export type LinkTable = 'task_blockers' | 'task_reviewers';
