@@ -3,8 +3,18 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that need a PostgreSQL server: only a run that includes one starts the server (test/store/postgresGlobalSetup.ts). */
 const POSTGRES_TESTS = 'test/**/*.postgres.test.ts';
-/** Tests that run the compiled build (dist/): only a run that includes one compiles it first (test/helpers/buildGlobalSetup.ts). */
-const COMPILED_TESTS = ['test/integration/cli.*test.ts', 'test/integration/build.test.ts'];
+/**
+ * Tests that run the compiled build (dist/): the CLI, the build itself, and the files that start the
+ * scheduler as a process of its own (test/helpers/serverProcess.ts). Only a run that includes one
+ * compiles it first (test/helpers/buildGlobalSetup.ts); the PostgreSQL projects start servers too.
+ */
+const COMPILED_TESTS = [
+  'test/integration/cli.*test.ts', 'test/integration/build.test.ts',
+  'test/crash/crash.test.ts', 'test/integration/crashRestart.test.ts', 'test/integration/databaseLock.test.ts',
+  'test/integration/ownership.test.ts', 'test/integration/safeBinding.test.ts', 'test/integration/sessionLifetime.test.ts',
+  'test/integration/agentEnvironment.test.ts',
+];
+const BUILD_SETUP = 'test/helpers/buildGlobalSetup.ts';
 /**
  * The PostgreSQL files that bound a time (a failover, a relayed cancel, the chaos run's take-overs)
  * with replica processes of their own: they run alone, after the others, so that no other file's
@@ -35,11 +45,11 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, POSTGRES_TESTS, ...COMPILED_TESTS],
         maxWorkers: 3, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'compiled', include: COMPILED_TESTS, globalSetup: ['test/helpers/buildGlobalSetup.ts'],
+      { extends: true, test: { name: 'compiled', include: COMPILED_TESTS, globalSetup: [BUILD_SETUP],
         maxWorkers: 3, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'postgres', include: [POSTGRES_TESTS], exclude: [...configDefaults.exclude, ...TIMED_POSTGRES_TESTS],
-        globalSetup: ['test/store/postgresGlobalSetup.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'postgres-timed', include: TIMED_POSTGRES_TESTS, globalSetup: ['test/store/postgresGlobalSetup.ts'],
+        globalSetup: [BUILD_SETUP, 'test/store/postgresGlobalSetup.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'postgres-timed', include: TIMED_POSTGRES_TESTS, globalSetup: [BUILD_SETUP, 'test/store/postgresGlobalSetup.ts'],
         maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },

@@ -1,5 +1,5 @@
 /**
- * The crash-restart harness: the real server (node --import tsx src/main.ts) on a temp SQLite file,
+ * The crash-restart harness: the real server (the compiled dist/main.js) on a temp SQLite file,
  * real child-process agents (test/fixtures), a seeded mix of wakeup requests in flight, and SIGKILL
  * at random moments, restarting on the same database each time. After the last restart it lets the
  * work drain, stops the server cleanly and checks the invariants on the rows.
@@ -23,6 +23,7 @@ import { checkAccounting, checkInvariants, type InvariantReport, type RowReader 
 import { sqliteFaults } from '../helpers/storage.js';
 import { prng, type Prng } from '../simulation/prng.js';
 import { killServer } from '../helpers/processes.js';
+import { serverArgs } from '../helpers/serverProcess.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -72,7 +73,7 @@ function baseEnv(): Record<string, string> {
 export async function startServer(env: Record<string, string>, timeoutMs = 30_000, options: { ownProcessGroup?: boolean } = {}): Promise<Server> {
   const fixtureNames = Object.keys(env).filter((name) => name.startsWith('FIXTURE_'));
   const agentEnv = [env.OFFICE_AGENT_ENV, ...fixtureNames].filter(Boolean).join(',');
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, await serverArgs(), {
     cwd: ROOT, env: { ...baseEnv(), ...env, ...(agentEnv ? { OFFICE_AGENT_ENV: agentEnv } : {}) }, stdio: ['ignore', 'pipe', 'pipe'],
     // A process group of its own, as systemd or a terminal gives it: a test may then kill the whole group.
     detached: options.ownProcessGroup ?? false,
@@ -362,7 +363,7 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
       log(`kill ${k}/${options.kills} after ${Date.now() - startedCycle} ms (${issued}/${options.wakeups} requests issued)`);
       // Some restarts are killed again before they are ready, while they restore and recover.
       if (rand.chance(0.15)) {
-        const early = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), ...nextGeneration() }, stdio: 'ignore' });
+        const early = spawn(process.execPath, await serverArgs(), { cwd: ROOT, env: { ...baseEnv(), ...nextGeneration() }, stdio: 'ignore' });
         await sleep(rand.int(300, 1200));
         early.kill('SIGKILL');
         await new Promise((resolve) => early.once('exit', resolve));

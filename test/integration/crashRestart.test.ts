@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, request, waitFor } from '../helpers/harness.js';
 import { killServer, pidsWhere } from '../helpers/processes.js';
+import { serverArgs } from '../helpers/serverProcess.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -40,7 +41,7 @@ function baseEnv(): Record<string, string> {
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, await serverArgs(), {
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

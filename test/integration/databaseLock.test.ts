@@ -1,6 +1,6 @@
 /**
  * One scheduler process per database file, with a lock the kernel releases when its holder dies:
- * real servers (node --import tsx src/main.ts) on one temp SQLite file, killed with SIGKILL.
+ * real servers (the compiled dist/main.js) on one temp SQLite file, killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../crash/harness.js';
+import { serverArgs } from '../helpers/serverProcess.js';
 import { LOCK_WAIT_MS } from '../../src/persistence/sqlite/lock.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,7 +52,8 @@ async function boot(dbPath: string) {
  * under a busy or careless parent (pid 1 in a container without an init).
  */
 async function bootUnreaped(dbPath: string): Promise<{ pid: number; url: string }> {
-  const wrapper = spawn('/bin/sh', ['-c', `"${process.execPath}" --import tsx src/main.ts & echo "server pid $!"; exec sleep 600`], {
+  const server = (await serverArgs()).map((arg) => `"${arg}"`).join(' ');
+  const wrapper = spawn('/bin/sh', ['-c', `"${process.execPath}" ${server} & echo "server pid $!"; exec sleep 600`], {
     cwd: ROOT, env: { ...process.env, ...env(dbPath) }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(wrapper);
@@ -119,7 +121,7 @@ describe('one scheduler process per database file', () => {
     dir = mkdtempSync(join(tmpdir(), 'office-lock-'));
     const dbPath = join(dir, 'office.db');
     const first = await boot(dbPath);
-    const second = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const second = spawn(process.execPath, await serverArgs(), {
       cwd: ROOT, env: { ...process.env, ...env(dbPath) }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(second);

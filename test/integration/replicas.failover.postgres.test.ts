@@ -1,6 +1,6 @@
 /**
  * Failover between replica processes (API.md, "Several replicas on PostgreSQL"): two real servers
- * (node src/main.ts) on one PostgreSQL database with a short lease, a real agent process running on
+ * (the compiled dist/main.js) on one PostgreSQL database with a short lease, a real agent process running on
  * one of them, and a SIGKILL of that replica. Its agent's actor must run on the survivor within
  * OFFICE_LEASE_SEC + 5 s, its run end `interrupted` and be retried there, and nothing run twice.
  */

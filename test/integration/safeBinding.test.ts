@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { serverArgs } from '../helpers/serverProcess.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -31,11 +32,12 @@ function getWithHost(url: string, path: string, host: string): Promise<{ status:
   });
 }
 
-/** Starts the real entry point (node --import tsx src/main.ts) and resolves with how it exited. */
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Starts the real entry point (the compiled dist/main.js) and resolves with how it exited. */
+async function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'office-bind-'));
+  const args = await serverArgs();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, args, {
       env: { PATH: process.env.PATH, OFFICE_DB: join(dir, 'office.db'), OFFICE_PORT: '0', OFFICE_LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

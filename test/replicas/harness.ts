@@ -1,6 +1,6 @@
 /**
  * The chaos harness for replicas on PostgreSQL (issue 15; API.md, "Several replicas on PostgreSQL"):
- * 3 real servers (node --import tsx src/main.ts) on one database with a short OFFICE_LEASE_SEC,
+ * 3 real servers (the compiled dist/main.js) on one database with a short OFFICE_LEASE_SEC,
  * real child-process agents (test/fixtures/sleep.mjs), cron routines firing every second, and user
  * wakes sent through every replica's HTTP API. Every few seconds a random replica is SIGKILLed and
  * a new one started in its place; the harness measures how long each of the victim's agents took to

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL stores for the contract suites: each factory call makes a new database on the server
- * the run shares (postgresGlobalSetup.ts), opens a migrated store on it through createStore, and
- * drops it on dispose.
+ * PostgreSQL stores for the contract suites: each factory call copies the run's migrated template
+ * into a new database on the server the run shares (postgresGlobalSetup.ts), opens a store on it
+ * through createStore (which finds every migration applied), and drops it on dispose.
  */
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -18,8 +18,8 @@ export function databaseUrl(adminUrl: string, database: string): string {
 }
 
 /** Runs one statement as the admin role, on its own connection. */
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+export async function adminStatement(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(statement);
@@ -28,13 +28,14 @@ async function admin(statement: string): Promise<void> {
   }
 }
 
-/** A new empty database on the shared server; returns its URL and how to drop it. */
-export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A new database on the shared server, empty or (`migrated`) a copy of the run's migrated template; its URL and how to drop it. */
+export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = inject('postgresAdminUrl');
   const name = newId('office_test').toLowerCase();
-  await admin(`CREATE DATABASE ${name}`);
+  await adminStatement(adminUrl, `CREATE DATABASE ${name}${options.migrated ? ` TEMPLATE ${inject('postgresTemplate')}` : ''}`);
   return {
-    url: databaseUrl(inject('postgresAdminUrl'), name),
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    url: databaseUrl(adminUrl, name),
+    drop: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }
 
@@ -46,7 +47,7 @@ async function migrated(store: Store): Promise<Store> {
 
 export const postgresStoreFactory: StoreFactory = storeFactory(
   async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase({ migrated: true });
     return { location: { dbPath: '', databaseUrl: database.url }, remove: database.drop };
   },
   async (where, hooks) => ({ store: await migrated(createStore({ ...where, sqliteSync: 'NORMAL' }, hooks)), inspect: createInspector(where) }),

@@ -20,6 +20,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A postgres:// URL of a role that may CREATE DATABASE, on the server the tests share. */
     postgresAdminUrl: string;
+    /** A database on that server with every migration applied, to copy (CREATE DATABASE … TEMPLATE) and never to open. */
+    postgresTemplate: string;
   }
 }
 
@@ -28,13 +30,31 @@ const PASSWORD = 'office-test';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.OFFICE_TEST_DATABASE_URL;
-  if (external) {
-    project.provide('postgresAdminUrl', external);
-    return async () => undefined;
-  }
-  const server = await startEmbeddedPostgres();
-  project.provide('postgresAdminUrl', server.adminUrl);
-  return server.stop;
+  const server = external ? null : await startEmbeddedPostgres();
+  const adminUrl = external ?? server!.adminUrl;
+  project.provide('postgresAdminUrl', adminUrl);
+  const template = await migratedTemplate(adminUrl);
+  project.provide('postgresTemplate', template.name);
+  return async () => {
+    await template.drop();
+    await server?.stop();
+  };
+}
+
+/**
+ * Migrates one database for the run, which the store contract's databases are copied from: a copy
+ * takes about 100 ms, where a new database and its migrations took 600 ms, for each of some 150
+ * tests. The tests of the migrations themselves still start from an empty database.
+ */
+async function migratedTemplate(adminUrl: string): Promise<{ name: string; drop: () => Promise<void> }> {
+  const name = `office_template_${process.pid}_${Date.now()}`;
+  const { adminStatement, databaseUrl } = await import('./postgresFactory.js');
+  const { createStore } = await import('../../src/persistence/createStore.js');
+  await adminStatement(adminUrl, `CREATE DATABASE ${name}`);
+  const store = createStore({ dbPath: '', databaseUrl: databaseUrl(adminUrl, name), sqliteSync: 'NORMAL' }, { now: Date.now, publish: () => {} });
+  await store.read(async () => undefined);
+  await store.close();
+  return { name, drop: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /**
