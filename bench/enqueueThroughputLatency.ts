@@ -115,11 +115,19 @@ const P7_DEPTHS = [3, 3_000] as const;
 const P7_AGENTS = 10;
 const P7_MEASURED = 5_000;
 
+/**
+ * The depths are measured in turn, shallow, deep, deep, shallow, and each depth's two rates averaged:
+ * measured once each, one after the other, the ratio ran from 0.84 to 1.12 on one build, as the
+ * machine's speed drifted between the two.
+ */
 export async function p7QueueDepth(): Promise<Figure[]> {
-  const [shallow, deep] = [await throughputAtDepth(P7_DEPTHS[0]), await throughputAtDepth(P7_DEPTHS[1])];
-  const ratio = deep / shallow;
-  return [{ id: 'P7', name: `throughput with ${P7_DEPTHS[1]} queued per agent / with ${P7_DEPTHS[0]}`, value: ratio, unit: 'ratio', goal: '>= 0.9', ok: ratio >= 0.9,
-    note: `${Math.round(deep)}/s against ${Math.round(shallow)}/s: ${P7_AGENTS} agents x 1 slot, ${P7_MEASURED} starts measured, each start replaced by a new assignment` }];
+  const [shallowDepth, deepDepth] = P7_DEPTHS;
+  const rates: number[] = [];
+  for (const depth of [shallowDepth, deepDepth, deepDepth, shallowDepth]) rates.push(await throughputAtDepth(depth));
+  const [s1, d1, d2, s2] = rates.map((rate) => Math.round(rate));
+  const ratio = (rates[1]! + rates[2]!) / (rates[0]! + rates[3]!);
+  return [{ id: 'P7', name: `throughput with ${deepDepth} queued per agent / with ${shallowDepth}`, value: ratio, unit: 'ratio', goal: '>= 0.9', ok: ratio >= 0.9,
+    note: `${d1}/s and ${d2}/s against ${s1}/s and ${s2}/s (in turn: ${shallowDepth}, ${deepDepth}, ${deepDepth}, ${shallowDepth}): ${P7_AGENTS} agents x 1 slot, ${P7_MEASURED} starts measured, each start replaced by a new assignment` }];
 }
 
 /**
