@@ -86,11 +86,15 @@ describe('the statement profile', () => {
     await Promise.all([twoInserts(store), twoInserts(store), twoInserts(store)]);
 
     expect(countOf(profile, 'INSERT INTO workspaces')).toBe(6);
-    expect(countOf(profile, 'BEGIN IMMEDIATE')).toBe(1);
-    expect(countOf(profile, 'SAVEPOINT unit')).toBe(2);
-    expect(countOf(profile, 'RELEASE unit')).toBe(2);
-    expect(profile.commits).toBe(1);
-    expect(profile.writingCommits).toBe(1);
+    // A batch closes after 10 ms (MAX_BATCH_MS), which a loaded machine can reach between two units
+    // (a clean-clone run saw two batches): the profile must count the batches that happened.
+    const batches = countOf(profile, 'BEGIN IMMEDIATE');
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThanOrEqual(3);
+    expect(countOf(profile, 'SAVEPOINT unit')).toBe(3 - batches);
+    expect(countOf(profile, 'RELEASE unit')).toBe(3 - batches);
+    expect(profile.commits).toBe(batches);
+    expect(profile.writingCommits).toBe(batches);
     expect(profile.walFrames).toBeGreaterThan(0);
   });
 
