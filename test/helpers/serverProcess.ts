@@ -9,7 +9,7 @@ import { ensureBuild } from '../../scripts/ensure-build.mjs';
 
 const ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 /** The node arguments that start the scheduler, once dist/ is current. */
-export const SERVER_ARGS = ['--enable-source-maps', ENTRY];
+const SERVER_ARGS = ['--enable-source-maps', ENTRY];
 
 let built: Promise<void> | null = null;
 

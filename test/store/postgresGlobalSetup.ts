@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { createStore } from '../../src/persistence/createStore.js';
 import { freePort } from '../helpers/ports.js';
+import { adminStatement, databaseUrl } from './postgresFactory.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,7 +35,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = external ? null : await startEmbeddedPostgres();
   const adminUrl = external ?? server!.adminUrl;
   project.provide('postgresAdminUrl', adminUrl);
-  const template = await migratedTemplate(adminUrl);
+  // A setup that throws gets no teardown: the server it started is stopped here, not left running.
+  const template = await migratedTemplate(adminUrl).catch(async (error: unknown) => {
+    await server?.stop();
+    throw error;
+  });
   project.provide('postgresTemplate', template.name);
   return async () => {
     await template.drop();
@@ -48,8 +54,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 async function migratedTemplate(adminUrl: string): Promise<{ name: string; drop: () => Promise<void> }> {
   const name = `office_template_${process.pid}_${Date.now()}`;
-  const { adminStatement, databaseUrl } = await import('./postgresFactory.js');
-  const { createStore } = await import('../../src/persistence/createStore.js');
   await adminStatement(adminUrl, `CREATE DATABASE ${name}`);
   const store = createStore({ dbPath: '', databaseUrl: databaseUrl(adminUrl, name), sqliteSync: 'NORMAL' }, { now: Date.now, publish: () => {} });
   await store.read(async () => undefined);

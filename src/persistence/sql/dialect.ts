@@ -142,10 +142,10 @@ export interface SqlText {
   notIndexedBy(column: string): string;
 }
 
-/** `'name', column` pairs for json_object / json_build_object. */
 /** Strings as a list of SQL literals, for an IN: `'queued', 'running'`. Only for the code's own constants, never for input. */
 export const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
 
+/** `'name', column` pairs for json_object / json_build_object. */
 export const jsonPairs = (fields: Record<string, string>) => Object.entries(fields).map(([name, column]) => `'${name}', ${column}`).join(', ');
 
 /**
