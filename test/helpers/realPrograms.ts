@@ -94,10 +94,25 @@ export function programPerTest() {
   }
   /** Wakes the agent with its stand-in set to stall: its run, once the program waits on its model, and the session's processes. */
   async function startStalledRun(agentId: string, stalling: ProgramSetup) {
+    const running = await wakeStalling(agentId, stalling);
+    return { run: running, pids: await stalledSession(h!, stalling, running.id) };
+  }
+  /**
+   * Wakes the agent with its stand-in set to stall and waits for its run to end failed. The session
+   * is not looked at meanwhile: the timeout may end it at any moment after the program's model call,
+   * and on a busy machine that call itself can come seconds after the run started.
+   */
+  async function runUntilTimeout(agentId: string, stalling: ProgramSetup) {
+    const running = await wakeStalling(agentId, stalling);
+    const run = await api.waitForRun({ agent_id: agentId }, 'failed', 'the run to time out', PROGRAM_START_MS);
+    expect(run).toMatchObject({ id: running.id, error: expect.stringMatching(/^timeout/) });
+    expect(stalling.standin.turns().length, 'the program had called its model before it timed out').toBeGreaterThan(0);
+    return run;
+  }
+  async function wakeStalling(agentId: string, stalling: ProgramSetup) {
     stalling.standin.plan({ kind: 'stall' });
     await api.call('POST', `/api/office/agents/${agentId}/wake`, { reason: 'go' }, 202);
-    const run = await api.waitForRun({ agent_id: agentId }, 'running', 'the run to start', PROGRAM_START_MS);
-    return { run, pids: await stalledSession(h!, stalling, run.id) };
+    return api.waitForRun({ agent_id: agentId }, 'running', 'the run to start', PROGRAM_START_MS);
   }
-  return { api, harness: () => h!, programAgent, startStalledRun };
+  return { api, harness: () => h!, programAgent, startStalledRun, runUntilTimeout };
 }
