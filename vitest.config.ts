@@ -35,6 +35,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A worker keeps its modules from one file to the next. Importing the source tree again in a
+    // fresh fork for every file was a fifth of the suite's CPU: the unit files, run in turn, took
+    // 14.8 s isolated and 7.1 s not. No file changes module state that another reads (the caches and
+    // the shared tracing SDK are built for several schedulers in one process), and each file stops
+    // what it started in its own hooks.
+    isolate: false,
     sequence: { sequencer: LongestFirst },
     // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
