@@ -33,6 +33,22 @@ describe('GET /api/office/stream', () => {
     expect(text).toContain(`"agent_id":"${agent.body.id}"`);
   });
 
+  it('sends an actor event only when the actor\'s view changed: changing what the actor does not show sends none', async () => {
+    h = await startHarness();
+    const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
+    const agent = await h.api('POST', '/api/office/agents', { workspace_id: ws.body.id, name: 'Worker', role: 'worker', cooldown_sec: 0, executor: fixtureAgent('succeed.mjs') });
+    const stream = await openStream(`${h.url}/api/office/stream`);
+    // Each change reaches the actor as new settings, a transition whose view is the one it had.
+    for (const name of ['Worker 2', 'Worker 3']) expect((await h.api('PATCH', `/api/office/agents/${agent.body.id}`, { name })).status).toBe(200);
+    await h.api('POST', `/api/office/agents/${agent.body.id}/wake`, { reason: 'stream test' });
+    const { text } = await stream.readUntil(/event: run\n/);
+    // Before the wake's events, no actor event repeats the view that the hello holds.
+    const idle = /"agents":\{"[^"]+":(\{[^}]*\})/.exec(text)![1]!;
+    const working = text.indexOf('"view":{"state":"active.working"');
+    expect(working, text).toBeGreaterThan(0);
+    expect(text.slice(0, working).split(`"view":${idle}`), text).toHaveLength(1);
+  });
+
   it('sends a routine event when a routine is paused, so open dashboards re-read it', async () => {
     h = await startHarness();
     const ws = await h.api('POST', '/api/office/workspaces', { name: 'Acme' });
