@@ -1,6 +1,8 @@
 /**
  * Reaches an agent over HTTP: one POST per run carrying the run identity and
  * prompt, authenticated with the run token; the JSON response is the result.
+ * While tracing is on, the POST carries the run span as W3C `traceparent` (and `tracestate`), the
+ * HTTP carrier, as a process session gets it in TRACEPARENT.
  */
 import { describeError, failedResult, notStartedResult, okResult, resultFromBody, startStopwatch, tail, timedOutResult, timeoutMs } from './output.js';
 import type { Executor, HttpExecutorSpec, LaunchRequest } from './types.js';
@@ -23,6 +25,12 @@ function requestHeaders(spec: HttpExecutorSpec, request: LaunchRequest): Headers
   for (const [name, value] of Object.entries(spec.headers ?? {})) headers.set(name, value);
   // An explicit authorization header (any casing) wins over the run token.
   if (!headers.has('authorization')) headers.set('authorization', `Bearer ${request.runToken}`);
+  // The run's own span wins over a configured one: a fixed traceparent would put every run in one trace.
+  if (request.traceContext) {
+    headers.set('traceparent', request.traceContext.traceparent);
+    if (request.traceContext.tracestate) headers.set('tracestate', request.traceContext.tracestate);
+    else headers.delete('tracestate');
+  }
   return headers;
 }
 

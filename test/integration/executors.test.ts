@@ -339,6 +339,21 @@ describe('http executor', () => {
     expect(received[0]?.headers.authorization).toBe('Basic abc');
   });
 
+  it('sends the run span as traceparent and tracestate, over any configured ones, and neither without a trace context', async () => {
+    handler = (_req, _body, res) => json(res, 200, {});
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const configured = { traceparent: '00-11111111111111111111111111111111-2222222222222222-01', tracestate: 'stale=1' };
+    const traced = await httpExecutor.launch({ kind: 'http', url: baseUrl, headers: configured }, makeRequest({ traceContext: { traceparent, tracestate: 'vendor=abc' } }));
+    const parentOnly = await httpExecutor.launch({ kind: 'http', url: baseUrl, headers: configured }, makeRequest({ traceContext: { traceparent } }));
+    const untraced = await httpExecutor.launch({ kind: 'http', url: baseUrl }, makeRequest({ traceContext: null }));
+    expect([traced.ok, parentOnly.ok, untraced.ok]).toEqual([true, true, true]);
+    expect(received.map((hit) => [hit.headers.traceparent ?? null, hit.headers.tracestate ?? null])).toEqual([
+      [traceparent, 'vendor=abc'],
+      [traceparent, null],
+      [null, null],
+    ]);
+  });
+
   it('wraps non-object or non-JSON 2xx bodies as {result}', async () => {
     handler = (_req, _body, res) => res.end('  plain words  ');
     const text = await httpExecutor.launch({ kind: 'http', url: baseUrl }, makeRequest());

@@ -2,11 +2,13 @@
  * Tracing (README, "Tracing"): with OTEL_EXPORTER_OTLP_ENDPOINT set, a local OTLP/HTTP receiver gets
  * one trace per wakeup, its spans enqueue -> claim -> run -> finish each the child of the one
  * before, from a real run of a fixture agent through the real server on SQLite; the session's
- * TRACEPARENT names the run span. With no endpoint, nothing is started or exported, and the wakeup
+ * TRACEPARENT names the run span, as does an http agent's `traceparent` header. With no endpoint, nothing is started or exported, and the wakeup
  * row's trace_context stays null.
  */
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -124,6 +126,32 @@ describe('tracing', () => {
     expect(repeated.attributes['office.wakeup.duplicate_of']).toBe(second.wakeupId);
     expect(traceOf(receiver.spans, repeated.traceId)).toHaveLength(1);
     expect(new Set(receiver.spans.map((span) => span.traceId)).size).toBe(3);
+  });
+
+  it('GIVEN an OTLP endpoint WHEN an http agent\'s wakeup runs THEN its POST carries the run span as traceparent', async () => {
+    const posts: IncomingHttpHeaders[] = [];
+    const agentServer = createServer((req, res) => {
+      posts.push(req.headers);
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"summary":"done"}'));
+    });
+    await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+    try {
+      receiver = await startOtlpReceiver();
+      h = await startHarness({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+      const url = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/agent`;
+      const { agentId } = await seedAgent(h, { executor: { kind: 'http', url } });
+      const woken = await h.api('POST', `/api/office/agents/${agentId}/wake`, { reason: 'over http' });
+      const wakeupId: string = woken.body.wakeup.id;
+      await h.waitFor(async () => (await h!.inspect.rows<{ status: string }>('runs', { wakeup_id: wakeupId })).find((r) => r.status === 'succeeded'), 'the http run');
+      await h.stop();
+      h = null;
+      const run = receiver.spans.find((span) => span.name === 'wakeup.run' && span.attributes['office.wakeup.id'] === wakeupId)!;
+      expect(run).toBeDefined();
+      expect(posts.map((headers) => headers.traceparent)).toEqual([`00-${run.traceId}-${run.spanId}-01`]);
+    } finally {
+      agentServer.closeAllConnections();
+      await new Promise<void>((resolve) => agentServer.close(() => resolve()));
+    }
   });
 
   it('GIVEN tracing off or on WHEN a wakeup runs THEN off, no statement names trace_context; on, only the enqueue writes it, and the wakeup costs the same statements', async () => {
