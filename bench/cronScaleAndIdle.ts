@@ -8,7 +8,7 @@
  *
  * Each runs in its own process (`node --expose-gc --import tsx bench/cronScaleAndIdle.ts P4|P5`, started by
  * bench/run.ts) so that RSS and CPU are this scenario's alone. The last stdout line is the figures
- * as JSON.
+ * as JSON, with the statement profile of P4's fires when `--sql` is given.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,14 @@ import type { Routine, RoutineTrigger } from '../src/domain/routines.js';
 import type { AgentFunction } from '../src/executors/types.js';
 import { createScheduler, type Scheduler } from '../src/scheduler.js';
 import { withEmbeddedPostgres } from './postgresServer.js';
+import { enableSqlProfiling, keptSqlReports, profileWindow, sqlProfileIfAsked, sqliteWindowEnd, type SqlReport } from './sqlProfile.js';
 import type { Figure } from './support.js';
+
+/** What a suite run in its own process prints as its last line, for bench/run.ts. */
+export interface IsolatedOutput {
+  figures: Figure[];
+  sqlReports: SqlReport[];
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes: number) => bytes / 1024 / 1024;
@@ -120,7 +127,8 @@ async function measureP4(
   db.close();
 
   const restartStart = performance.now();
-  const second = await createScheduler({ config, functions });
+  const profile = sqlProfileIfAsked();
+  const second = await createScheduler({ config, functions, statementProfile: profile });
   let fired = 0;
   let lastFireAt = 0;
   let allFired!: () => void;
@@ -137,8 +145,13 @@ async function measureP4(
 
   // performance.now() at the due instant.
   const dueAt = performance.now() + (due - Date.now());
+  // The window opens before the due second (a waiting scheduler runs no statement) and closes when
+  // the last fire is queued: it holds the dispatch of the runs fired so far, which competes with the fires.
+  const window = profile && profileWindow(`P4 fires (${N} due in one second)`, 'SQLite', profile);
+  window?.start();
   const timeout = sleep(60_000).then(() => 'timeout');
   const outcome = await Promise.race([everyoneFired.then(() => 'fired'), timeout]);
+  if (window) window.end(N, sqliteWindowEnd(dbPath, profile!));
   const fireMs = lastFireAt - dueAt;
   await Promise.race([everyoneStarted, sleep(60_000)]);
   const startMs = lastStart() - dueAt;
@@ -221,8 +234,10 @@ async function idleWindow(config: ReturnType<typeof loadConfig>, n: number, idle
 // As a child process of bench/run.ts.
 if (process.argv[1] && /cronScaleAndIdle\.ts$/.test(process.argv[1])) {
   const which = process.argv[2];
+  if (process.argv.includes('--sql')) enableSqlProfiling();
   const figures = which === 'P4' ? await p4() : which === 'P5' ? await p5() : null;
-  if (!figures) throw new Error('usage: bench/cronScaleAndIdle.ts P4|P5');
-  process.stdout.write(`${JSON.stringify(figures)}\n`);
+  if (!figures) throw new Error('usage: bench/cronScaleAndIdle.ts P4|P5 [--sql]');
+  const output: IsolatedOutput = { figures, sqlReports: [...keptSqlReports()] };
+  process.stdout.write(`${JSON.stringify(output)}\n`);
   process.exit(0);
 }

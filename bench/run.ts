@@ -7,7 +7,7 @@
  * set how many assignments they measure, BENCH_P6B_LEASE_SEC P6b's lease, and BENCH_CPU_PROF_DIR
  * makes each replica process write a CPU profile there.
  * `--sql` (with or without suite ids: `npm run bench -- P2 --sql`) adds a statement profile of P2,
- * P6a and P7's two depths over their measured windows after the table (sqlProfile.ts).
+ * P4's fires, P6a and P7's two depths over their measured windows after the table (sqlProfile.ts).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,22 +15,29 @@ import { p1EnqueueRatio, p2Throughput, p3Latency, p7QueueDepth } from './enqueue
 import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
 import { p6aPostgresThroughput } from './postgresThroughput.js';
 import { p6bReplicaScaling, p6cFailover } from './replicasScaling.js';
-import { enableSqlProfiling, printSqlProfiles } from './sqlProfile.js';
+import type { IsolatedOutput } from './cronScaleAndIdle.js';
+import { enableSqlProfiling, keepSqlReports, printSqlProfiles, sqlProfilingEnabled } from './sqlProfile.js';
 import { printTable, type Figure } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/** Runs bench/cronScaleAndIdle.ts in a fresh node process; its last stdout line is the figures. */
+/**
+ * Runs bench/cronScaleAndIdle.ts in a fresh node process; its last stdout line is the figures and
+ * the statement profiles it kept under `--sql`.
+ */
 function isolated(which: 'P4' | 'P5'): () => Promise<Figure[]> {
   return () => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/cronScaleAndIdle.ts', which], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = ['--expose-gc', '--import', 'tsx', 'bench/cronScaleAndIdle.ts', which, ...(sqlProfilingEnabled() ? ['--sql'] : [])];
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.once('exit', (code) => {
       const last = stdout.trim().split('\n').pop() ?? '';
       try {
         if (code !== 0) throw new Error(`exited with ${code}`);
-        resolve(JSON.parse(last) as Figure[]);
+        const output = JSON.parse(last) as IsolatedOutput;
+        keepSqlReports(output.sqlReports);
+        resolve(output.figures);
       } catch (error) {
         reject(new Error(`${which} failed: ${(error as Error).message}\n${stdout}`));
       }

@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- --sql`: a statement profile of P2 and P7 (SQLite) and P6a (PostgreSQL) over each one's
- * measured window, printed after the figures: each statement's count, total and mean time (in the
+ * `npm run bench -- --sql`: a statement profile of P2, P7 and P4's fires (SQLite) and P6a (PostgreSQL)
+ * over each one's measured window, printed after the figures: each statement's count, total and mean time (in the
  * client: from the call to the answer) and share, then the commits, their mean time, what they
  * wrote and the statements per wakeup.
  *
@@ -29,6 +29,11 @@ export function enableSqlProfiling(): void {
   enabled = true;
 }
 
+/** Whether `--sql` was given: a suite in a process of its own is told so. */
+export function sqlProfilingEnabled(): boolean {
+  return enabled;
+}
+
 /** A profile for a suite to hand its scheduler when `--sql` was given; undefined otherwise. */
 export function sqlProfileIfAsked(): StatementProfile | undefined {
   return enabled ? new StatementProfile() : undefined;
@@ -42,7 +47,7 @@ interface ServerStatement {
   walBytes: number;
 }
 
-interface SqlReport {
+export interface SqlReport {
   id: string;
   backend: 'SQLite' | 'PostgreSQL';
   wakeups: number;
@@ -178,6 +183,16 @@ function commitTail(times: readonly number[]): string {
   const long = times.filter((t) => t > 10);
   return `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, longest ${times.reduce((max, t) => Math.max(max, t), 0).toFixed(1)} ms; `
     + `${long.length} over 10 ms, ${pct(long.reduce((sum, t) => sum + t, 0), total)} of commit time`;
+}
+
+/** The reports kept so far, for a suite in a process of its own to hand to run.ts (P4). */
+export function keptSqlReports(): readonly SqlReport[] {
+  return reports;
+}
+
+/** Reports another process kept (keptSqlReports there), printed with this one's. */
+export function keepSqlReports(more: readonly SqlReport[]): void {
+  reports.push(...more);
 }
 
 /** Prints the profiles kept so far, one after another. */
