@@ -6,8 +6,8 @@
  *     embedded PostgreSQL, where the lease heartbeat is the only statement allowed (one per
  *     OFFICE_LEASE_SEC / 3).
  *
- * Each runs in its own process (`node --expose-gc --import tsx bench/cronScaleAndIdle.ts P4|P5`, started by
- * bench/run.ts) so that RSS and CPU are this scenario's alone. The last stdout line is the figures
+ * Each runs in its own process, compiled (`node --expose-gc dist-bench/bench/cronScaleAndIdle.js P4|P5`,
+ * started by bench/run.ts, which compiles it), so that RSS and CPU are this scenario's alone. The last stdout line is the figures
  * as JSON, with the statement profile of P4's fires when `--sql` is given.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -232,7 +232,7 @@ async function idleWindow(config: ReturnType<typeof loadConfig>, n: number, idle
 }
 
 // As a child process of bench/run.ts.
-if (process.argv[1] && /cronScaleAndIdle\.ts$/.test(process.argv[1])) {
+if (process.argv[1] && /cronScaleAndIdle\.[jt]s$/.test(process.argv[1])) {
   const which = process.argv[2];
   if (process.argv.includes('--sql')) enableSqlProfiling();
   const figures = which === 'P4' ? await p4() : which === 'P5' ? await p5() : null;

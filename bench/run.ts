@@ -10,7 +10,9 @@
  * P4's fires, P6a and P7's two depths over their measured windows after the table (sqlProfile.ts).
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBenchBuild } from '../scripts/ensure-build.mjs';
 import { p1EnqueueRatio, p2Throughput, p3Latency, p7QueueDepth } from './enqueueThroughputLatency.js';
 import { p2bStatementsPerWakeup } from './statementsPerWakeup.js';
 import { p6aPostgresThroughput } from './postgresThroughput.js';
@@ -22,12 +24,20 @@ import { printTable, type Figure } from './support.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /**
- * Runs bench/cronScaleAndIdle.ts in a fresh node process; its last stdout line is the figures and
- * the statement profiles it kept under `--sql`.
+ * Runs bench/cronScaleAndIdle.ts in a fresh node process, compiled (dist-bench/) as `npm start`
+ * runs the scheduler: RSS and CPU are then the scheduler's, without tsx's loader. Its last stdout
+ * line is the figures and the statement profiles it kept under `--sql`.
  */
 function isolated(which: 'P4' | 'P5'): () => Promise<Figure[]> {
-  return () => new Promise((resolve, reject) => {
-    const args = ['--expose-gc', '--import', 'tsx', 'bench/cronScaleAndIdle.ts', which, ...(sqlProfilingEnabled() ? ['--sql'] : [])];
+  return async () => {
+    const compiled = await ensureBenchBuild();
+    return runIsolated(join(compiled, 'bench', 'cronScaleAndIdle.js'), which);
+  };
+}
+
+function runIsolated(script: string, which: 'P4' | 'P5'): Promise<Figure[]> {
+  return new Promise((resolve, reject) => {
+    const args = ['--expose-gc', '--enable-source-maps', script, which, ...(sqlProfilingEnabled() ? ['--sql'] : [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -28,6 +28,14 @@ const CONFIG = join(ROOT, 'tsconfig.build.json');
 const CLIENT_CONFIG = join(ROOT, 'tsconfig.client.json');
 /** Everything dist/ is made from: the sources, the compiler settings and this recipe. */
 const SOURCES = [SRC, join(ROOT, 'tsconfig.json'), CONFIG, CLIENT_CONFIG, fileURLToPath(import.meta.url)];
+/**
+ * The bench compiled with the sources it imports, for the suites whose figure is the process's own
+ * memory (P4, P5): tsx's loader would add its own (some 40 MB of RSS) to what they measure. Inside
+ * the repository, so that the packages resolve from node_modules.
+ */
+const BENCH_DIST = join(ROOT, 'dist-bench');
+const BENCH_CONFIG = join(ROOT, 'tsconfig.bench.json');
+const BENCH_SOURCES = [...SOURCES, join(ROOT, 'bench'), join(ROOT, 'test', 'store'), BENCH_CONFIG];
 
 /** Why dist/ needs building, or null when it is current. */
 export function buildReason() {
@@ -47,6 +55,23 @@ export async function ensureBuild({ log = (line) => process.stderr.write(`${line
   log(`build: compiling src/ into dist/ (${reason})…`);
   await buildIntoPlace({ output: DIST, marker: MAIN, build: (temp) => compile(tsc, temp), isCurrent: () => !force && buildReason() === null });
   log(`build: compiled in ${Date.now() - started} ms`);
+}
+
+/** Compiles bench/ (and src/, which it imports) into dist-bench/ when it is missing or stale; resolves to that folder. */
+export async function ensureBenchBuild() {
+  const marker = join(BENCH_DIST, 'bench', 'run.js');
+  const stale = () => staleReason({ name: 'dist-bench', marker, sources: BENCH_SOURCES });
+  if (!stale()) return BENCH_DIST;
+  const tsc = resolveTsc();
+  if (!tsc) throw new Error('the bench is compiled with TypeScript, which is not installed: run `npm ci`');
+  await buildIntoPlace({
+    output: BENCH_DIST, marker, isCurrent: () => stale() === null,
+    build: async (temp) => {
+      await runTsc(tsc, ['-p', BENCH_CONFIG, '--noCheck', '--outDir', temp]);
+      copyUncompiled(SRC, join(temp, 'src'));
+    },
+  });
+  return BENCH_DIST;
 }
 
 /** tsc's own script, run by this node; createRequire, since a test runner's module loader may lack import.meta.resolve. */
