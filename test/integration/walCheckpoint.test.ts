@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { BurstCheckpointer, RETRY_AFTER_FAILURE_MS } from '../../src/persistence/sqlite/checkpointer.js';
 import { SqliteStore } from '../../src/persistence/sqlite/store.js';
 
 let dir: string | undefined;
@@ -94,5 +95,37 @@ describe('the WAL during a burst of writes', () => {
     clock.increment(60_000);
     await vi.waitFor(() => expect(store!.storageHealth().walBytes).toBe(0), { timeout: 10_000 });
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('a background checkpoint that fails', () => {
+  it('leaves the commits to checkpoint, and a thread is tried again only after RETRY_AFTER_FAILURE_MS', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'office-wal-'));
+    // No such file: the thread's connection fails at once, as on a read-only or vanished file.
+    const path = join(dir, 'missing.db');
+    const warnings: { retry_in_ms: number }[] = [];
+    const log = { warn: (fields: { retry_in_ms: number }) => { warnings.push(fields); } };
+    let now = 1_000;
+    const checkpointer = new BurstCheckpointer(path, log as never, () => now);
+    const burst = () => { for (let i = 0; i < 60; i++) checkpointer.committed(); };
+    try {
+      burst();
+      expect(checkpointer.running).toBe(true);
+      await vi.waitFor(() => expect(warnings).toHaveLength(1), { timeout: 10_000 });
+      await vi.waitFor(() => expect(checkpointer.running).toBe(false), { timeout: 10_000 });
+      expect(warnings[0]!.retry_in_ms).toBe(RETRY_AFTER_FAILURE_MS);
+
+      now += RETRY_AFTER_FAILURE_MS - 1;
+      burst();
+      expect(checkpointer.running).toBe(false);
+
+      now += 1;
+      burst();
+      expect(checkpointer.running).toBe(true);
+      await vi.waitFor(() => expect(warnings).toHaveLength(2), { timeout: 10_000 });
+    } finally {
+      await checkpointer.close();
+    }
+    expect(checkpointer.running).toBe(false);
   });
 });

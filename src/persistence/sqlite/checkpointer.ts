@@ -27,16 +27,23 @@ export class BurstCheckpointer {
   private stopping: Promise<void> = Promise.resolve();
   private commitsSinceIdle = 0;
   private lastAskedAt = -Infinity;
-  /** A thread that failed once (a read-only file, say) would fail every time: the commits checkpoint instead, as without one. */
+  /** No thread at all: none can be made here, or the store is closing. The commits checkpoint, as without one. */
   private disabled = false;
+  /**
+   * A thread that failed (a read-only file, a full disk) would likely fail again at once: the commits
+   * checkpoint instead until then, and a thread is tried again after it, since a disk that was full
+   * may have room again in a process that runs for weeks.
+   */
+  private failedUntil = -Infinity;
 
-  constructor(private readonly path: string, private readonly log: Pick<Logger, 'warn'>) {}
+  /** `now`: a monotonic clock in milliseconds (performance.now; a test's own). */
+  constructor(private readonly path: string, private readonly log: Pick<Logger, 'warn'>, private readonly now: () => number = () => performance.now()) {}
 
   /** After each commit that wrote: a checkpoint, one at a time, at most one per PACE_MS. */
   committed(): void {
     if (++this.commitsSinceIdle < BURST_COMMITS || this.disabled) return;
-    const now = performance.now();
-    if (now - this.lastAskedAt < PACE_MS) return;
+    const now = this.now();
+    if (now < this.failedUntil || now - this.lastAskedAt < PACE_MS) return;
     const thread = this.thread ?? this.start();
     if (!thread) return;
     const { state } = thread;
@@ -87,8 +94,9 @@ export class BurstCheckpointer {
 
   private giveUp(worker: Worker, error: unknown): void {
     if (this.thread?.worker !== worker) return;
-    this.log.warn({ db: this.path, err: error }, 'the background WAL checkpoint failed; the commits checkpoint the WAL instead from now on');
-    this.disabled = true;
+    this.log.warn({ db: this.path, err: error, retry_in_ms: RETRY_AFTER_FAILURE_MS },
+      'the background WAL checkpoint failed; the commits checkpoint the WAL instead until a thread is tried again');
+    this.failedUntil = this.now() + RETRY_AFTER_FAILURE_MS;
     void this.stop();
   }
 
@@ -116,6 +124,8 @@ const CLOSING = 2;
 const BURST_COMMITS = 50;
 /** The least time between two background checkpoints: each syncs both files. */
 const PACE_MS = 100;
+/** How long after a thread failed the next is tried. */
+export const RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 
 /** better-sqlite3 as this module resolves it: the thread's code is evaluated, with no module of its own to resolve from. */
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
