@@ -6,9 +6,9 @@
  *     embedded PostgreSQL, where the lease heartbeat is the only statement allowed (one per
  *     OFFICE_LEASE_SEC / 3).
  *
- * Each runs in its own process, compiled (`node --expose-gc dist-bench/bench/cronScaleAndIdle.js P4|P5`,
- * started by bench/run.ts, which compiles it), so that RSS and CPU are this scenario's alone. The last stdout line is the figures
- * as JSON, with the statement profile of P4's fires when `--sql` is given.
+ * Each runs in its own process, compiled (`node --expose-gc dist-bench/bench/cronScaleAndIdle.js
+ * P4|P5`, started by bench/run.ts, which compiles it), so that RSS and CPU are this scenario's alone.
+ * The last stdout line is the figures as JSON, with the statement profile of P4's fires under `--sql`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

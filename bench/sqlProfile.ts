@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- --sql`: a statement profile of P2, P7 and P4's fires (SQLite) and P6a (PostgreSQL)
- * over each one's measured window, printed after the figures: each statement's count, total and mean time (in the
- * client: from the call to the answer) and share, then the commits, their mean time, what they
- * wrote and the statements per wakeup.
+ * `npm run bench -- --sql`: a statement profile of P2, P7 and P4's fires (SQLite) and P6a
+ * (PostgreSQL) over each one's measured window, printed after the figures: each statement's count,
+ * total and mean time (in the client: from the call to the answer) and share, then the commits,
+ * their mean time, what they wrote and the statements per wakeup.
  *
  * What a commit wrote: on SQLite the WAL frames (pages) each commit appended, read from the
  * wal-index header in the -shm file around every commit (src/persistence/sqlite/walIndex.ts), exact;

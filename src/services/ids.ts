@@ -21,9 +21,10 @@ function randomView(length: number): Uint8Array {
 }
 
 /**
- * uuid's own rule for order within a millisecond, kept here because uuid keeps it only while it
- * draws its own bytes: a new millisecond starts a random 31-bit counter, each id inside it adds one,
- * and a counter that wraps (or a clock that went back) moves the id's time on instead.
+ * Order within a millisecond, as RFC 9562 (6.2, method 1) has it and as uuid does while it draws its
+ * own bytes, which it then keeps to itself: a new millisecond seeds a 31-bit counter at random, each
+ * id inside it adds one, a clock that went back counts on from the last id's time, and a counter
+ * that wraps moves that time on by a millisecond.
  */
 const order = { msecs: -Infinity, seq: 0 };
 
