@@ -35,7 +35,8 @@ const SOURCES = [SRC, join(ROOT, 'tsconfig.json'), CONFIG, CLIENT_CONFIG, fileUR
  */
 const BENCH_DIST = join(ROOT, 'dist-bench');
 const BENCH_CONFIG = join(ROOT, 'tsconfig.bench.json');
-const BENCH_SOURCES = [...SOURCES, join(ROOT, 'bench'), join(ROOT, 'test', 'store'), BENCH_CONFIG];
+// All of test/: the bench imports the tests' PostgreSQL setup, which imports their helpers.
+const BENCH_SOURCES = [...SOURCES, join(ROOT, 'bench'), join(ROOT, 'test'), BENCH_CONFIG];
 
 /** Why dist/ needs building, or null when it is current. */
 export function buildReason() {

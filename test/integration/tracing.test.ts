@@ -2,8 +2,8 @@
  * Tracing (README, "Tracing"): with OTEL_EXPORTER_OTLP_ENDPOINT set, a local OTLP/HTTP receiver gets
  * one trace per wakeup, its spans enqueue -> claim -> run -> finish each the child of the one
  * before, from a real run of a fixture agent through the real server on SQLite; the session's
- * TRACEPARENT names the run span, as does an http agent's `traceparent` header. With no endpoint, nothing is started or exported, and the wakeup
- * row's trace_context stays null.
+ * TRACEPARENT names the run span, as does an http agent's `traceparent` header. With no endpoint,
+ * nothing is started or exported, and the wakeup row's trace_context stays null.
  */
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { mkdtempSync, rmSync } from 'node:fs';

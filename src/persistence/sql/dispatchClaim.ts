@@ -49,6 +49,7 @@ export class DispatchClaim {
     const { agent_row, task_row, budget_rows, attempts, previous_session, exhausted_quotas, comment_rows, trace_context, ...wakeup } = row;
     const { parsed } = this.dialect;
     const previous = parsed<Record<string, unknown>[]>(previous_session)[0];
+    const previousSession = previousSessionOf(previous);
     return {
       // The one read of a wakeup that carries its trace context (a hidden column): the dispatch continues its trace.
       wakeup: { ...this.wakeups.decode(wakeup), ...(trace_context ? { trace_context: trace_context as string } : {}) },
@@ -58,8 +59,8 @@ export class DispatchClaim {
         budget: this.budgets.decodeObject(budget), spent: spent as number,
       })),
       attempts: attempts as number,
-      resumeSince: resumeSinceOf(previous),
-      previousSession: previousSessionOf(previous),
+      resumeSince: previousSession && RESUMABLE_KINDS.has(previousSession.kind) ? startedAtOf(previous!) : null,
+      previousSession,
       exhaustedQuotas: parsed<ExhaustedQuota[]>(exhausted_quotas).map((q) => ({
         ...q, exhausted_until: Number(q.exhausted_until), release_at: Number(q.release_at),
       })),
@@ -98,12 +99,11 @@ export class DispatchClaim {
 }
 
 /**
- * When the last run started, if its session is an agent program's, which a new run may resume: read
- * from the one row that also gives previousSessionOf (the last run was sought once, not twice: 6 µs a claim).
+ * When the last run started: the resume delta's start. It comes with the session's row, so the last
+ * run is sought once, not twice (6 µs a claim).
  */
-function resumeSinceOf(row: Record<string, unknown> | undefined): number | null {
-  if (!row || typeof row.id !== 'string' || !RESUMABLE_KINDS.has(String(row.kind)) || row.started_at === null || row.started_at === undefined) return null;
-  return Number(row.started_at);
+function startedAtOf(row: Record<string, unknown>): number | null {
+  return row.started_at === null || row.started_at === undefined ? null : Number(row.started_at);
 }
 
 /** The session the last run recorded; its totals are stored as JSON text. */
