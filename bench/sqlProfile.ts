@@ -185,6 +185,17 @@ function commitTail(times: readonly number[]): string {
     + `${long.length} over 10 ms, ${pct(long.reduce((sum, t) => sum + t, 0), total)} of commit time`;
 }
 
+/**
+ * Wakeups per second if nothing but the window's statements ran, one after another: on SQLite's one
+ * connection they never overlap, so no JavaScript, however cheap, lifts a figure above this. Null on
+ * PostgreSQL, where pipelined statements and a pool overlap in the client's timing.
+ */
+export function statementCeiling(report: SqlReport): number | null {
+  if (report.backend !== 'SQLite') return null;
+  const totalMs = report.statements.reduce((sum, stat) => sum + stat.totalMs, 0);
+  return totalMs > 0 ? report.wakeups / (totalMs / 1000) : null;
+}
+
 /** The reports kept so far, for a suite in a process of its own to hand to run.ts (P4). */
 export function keptSqlReports(): readonly SqlReport[] {
   return reports;
@@ -219,8 +230,10 @@ export function printSqlProfiles(): void {
         .map((tree) => `${tree.name} ${per(tree.pages, report.wakeups)}`).join(', ')}`);
     }
     lines.push(`statements per wakeup: ${per(count, report.wakeups)}`);
-    lines.push(report.backend === 'SQLite'
-      ? `time in statements: ${pct(total, report.windowMs)} of the window (one connection: statements do not overlap)`
+    const ceiling = statementCeiling(report);
+    lines.push(ceiling !== null
+      ? `time in statements: ${pct(total, report.windowMs)} of the window (one connection: statements do not overlap); `
+        + `${us(total / report.wakeups)} µs of statements a wakeup, a ceiling of ${Math.round(ceiling)} wakeups/s were the JavaScript free`
       : 'shares are of the summed client-side times, which overlap (pipelined statements, a pool of connections)');
     for (const line of lines) console.log(line);
     if (report.serverNote) console.log(report.serverNote);
