@@ -1,4 +1,7 @@
-/** What the statement-profile tests share: a unit of two inserts, counting by statement, and a profiled scheduler. */
+/**
+ * What the statement-profile and group-commit tests share: a unit of two inserts, counting by
+ * statement, a store on a file of its own per test, and a profiled scheduler.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
 import type { AgentFunction } from '../../src/executors/types.js';
 import type { Store } from '../../src/persistence/store.js';
+import { SqliteStore, type SqliteStoreOptions } from '../../src/persistence/sqlite/store.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler.js';
 import { FAST_ENV } from './harness.js';
 
@@ -25,6 +29,31 @@ export function twoInserts(store: Store): Promise<void> {
 /** How many times the statements whose text starts with `prefix` ran. */
 export function countOf(profile: StatementProfile, prefix: string): number {
   return profile.statements().filter((stat) => stat.text.startsWith(prefix)).reduce((sum, stat) => sum + stat.count, 0);
+}
+
+/**
+ * A SqliteStore per test on a file of its own, closed and deleted after each test. Its timers are
+ * inert, so the idle checkpoint never runs unasked; `options` adds to the defaults (a statement
+ * profile, a batch clock).
+ */
+export function sqliteStorePerTest() {
+  let store: SqliteStore | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    store = undefined;
+    dir = undefined;
+  });
+  return (options: Partial<SqliteStoreOptions> = {}): { store: SqliteStore; path: string } => {
+    dir = mkdtempSync(join(tmpdir(), 'office-store-'));
+    const path = join(dir, 'office.db');
+    store = new SqliteStore({
+      path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined,
+      timers: { setTimeout: () => null, clearTimeout: () => undefined }, ...options,
+    });
+    return { store, path };
+  };
 }
 
 /**

@@ -4,34 +4,19 @@
  * Each unit takes 1 ms of the store's injected batch clock and no real time, so the batches are the
  * same on a busy machine; the statement profile's commit count tells which batch ran each unit.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
-import { SqliteStore } from '../../src/persistence/sqlite/store.js';
+import { sqliteStorePerTest } from '../helpers/statementProfile.js';
 
-const inertTimers = { setTimeout: () => null, clearTimeout: () => undefined };
-
-let dir: string | undefined;
-let store: SqliteStore | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined; store = undefined;
-});
+const openStore = sqliteStorePerTest();
 
 /** The sizes of the batches that `units` write units, queued in one tick, ran in, in order. */
 async function batchSizesOf(units: number): Promise<number[]> {
-  dir = mkdtempSync(join(tmpdir(), 'office-group-commit-'));
   let clock = 0;
   const profile = new StatementProfile();
-  store = new SqliteStore({
-    path: join(dir, 'office.db'), synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined,
-    timers: inertTimers, statementProfile: profile, batchClock: () => clock,
-  });
+  const { store } = openStore({ statementProfile: profile, batchClock: () => clock });
   const batchOfUnit: number[] = [];
-  await Promise.all(Array.from({ length: units }, () => store!.transaction(async () => {
+  await Promise.all(Array.from({ length: units }, () => store.transaction(async () => {
     batchOfUnit.push(profile.commits);
     clock += 1;
   })));

@@ -6,31 +6,14 @@
  * checkpoint made SQLite write the log again from its start. Without a profile nothing is timed.
  * The store's timers are inert, so the idle checkpoint never runs unasked.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { StatementProfile } from '../../src/persistence/shared/statementProfile.js';
 import { truncateWalWithoutWaiting } from '../../src/persistence/sqlite/database.js';
-import { SqliteStore } from '../../src/persistence/sqlite/store.js';
-import { countOf, twoInserts } from '../helpers/statementProfile.js';
+import { countOf, sqliteStorePerTest, twoInserts } from '../helpers/statementProfile.js';
 
-const inertTimers = { setTimeout: () => null, clearTimeout: () => undefined };
-
-let dir: string | undefined;
-let store: SqliteStore | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined; store = undefined;
-});
-
-function openStore(statementProfile?: StatementProfile): { store: SqliteStore; path: string } {
-  dir = mkdtempSync(join(tmpdir(), 'office-profile-'));
-  const path = join(dir, 'office.db');
-  store = new SqliteStore({ path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined, timers: inertTimers, statementProfile });
-  return { store, path };
-}
+const storePerTest = sqliteStorePerTest();
+const openStore = (statementProfile?: StatementProfile) => storePerTest({ statementProfile });
 
 /**
  * The frames of the WAL's current generation, from the WAL file alone (SQLite's file format): the
