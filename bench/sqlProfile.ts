@@ -192,8 +192,13 @@ function commitTail(times: readonly number[]): string {
  */
 export function statementCeiling(report: SqlReport): number | null {
   if (report.backend !== 'SQLite') return null;
-  const totalMs = report.statements.reduce((sum, stat) => sum + stat.totalMs, 0);
+  const totalMs = statementMs(report);
   return totalMs > 0 ? report.wakeups / (totalMs / 1000) : null;
+}
+
+/** The window's statements' summed time, in ms, as the client timed them. */
+function statementMs(report: SqlReport): number {
+  return report.statements.reduce((sum, stat) => sum + stat.totalMs, 0);
 }
 
 /** The reports kept so far, for a suite in a process of its own to hand to run.ts (P4). */
@@ -209,7 +214,7 @@ export function keepSqlReports(more: readonly SqlReport[]): void {
 /** Prints the profiles kept so far, one after another. */
 export function printSqlProfiles(): void {
   for (const report of reports) {
-    const total = report.statements.reduce((sum, stat) => sum + stat.totalMs, 0);
+    const total = statementMs(report);
     const count = report.statements.reduce((sum, stat) => sum + stat.count, 0);
     console.log(`\n${report.id} on ${report.backend}: statements in the measured window (${report.wakeups} wakeups, ${(report.windowMs / 1000).toFixed(2)} s), timed in the client`);
     const rows = report.statements.map((stat) => [label(stat.text), String(stat.count), ms(stat.totalMs), us(stat.totalMs / stat.count), pct(stat.totalMs, total)]);
@@ -231,9 +236,10 @@ export function printSqlProfiles(): void {
     }
     lines.push(`statements per wakeup: ${per(count, report.wakeups)}`);
     const ceiling = statementCeiling(report);
-    lines.push(ceiling !== null
+    lines.push(report.backend === 'SQLite'
       ? `time in statements: ${pct(total, report.windowMs)} of the window (one connection: statements do not overlap); `
-        + `${us(total / report.wakeups)} µs of statements a wakeup, a ceiling of ${Math.round(ceiling)} wakeups/s were the JavaScript free`
+        + `${report.wakeups > 0 ? us(total / report.wakeups) : '-'} µs of statements a wakeup`
+        + (ceiling === null ? '' : `, a ceiling of ${Math.round(ceiling)} wakeups/s were the JavaScript free`)
       : 'shares are of the summed client-side times, which overlap (pipelined statements, a pool of connections)');
     for (const line of lines) console.log(line);
     if (report.serverNote) console.log(report.serverNote);

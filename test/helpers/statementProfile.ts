@@ -32,28 +32,39 @@ export function countOf(profile: StatementProfile, prefix: string): number {
 }
 
 /**
+ * The database file of one test at a time, in a folder of its own: `open` makes the folder and
+ * whatever the test needs on the file in it; after each test, `close` ends that and the folder goes.
+ */
+function databasePerTest<T>(prefix: string, close: (opened: T) => Promise<void>) {
+  let opened: T | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (opened !== undefined) await close(opened);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    opened = undefined;
+    dir = undefined;
+  });
+  return async (open: (dbPath: string) => T | Promise<T>): Promise<T> => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    opened = await open(join(dir, 'office.db'));
+    return opened;
+  };
+}
+
+/**
  * A SqliteStore per test on a file of its own, closed and deleted after each test. Its timers are
  * inert, so the idle checkpoint never runs unasked; `options` adds to the defaults (a statement
  * profile, a batch clock).
  */
 export function sqliteStorePerTest() {
-  let store: SqliteStore | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    store = undefined;
-    dir = undefined;
-  });
-  return (options: Partial<SqliteStoreOptions> = {}): { store: SqliteStore; path: string } => {
-    dir = mkdtempSync(join(tmpdir(), 'office-store-'));
-    const path = join(dir, 'office.db');
-    store = new SqliteStore({
+  const perTest = databasePerTest<{ store: SqliteStore; path: string }>('office-store-', ({ store }) => store.close());
+  return (options: Partial<SqliteStoreOptions> = {}) => perTest((path) => ({
+    path,
+    store: new SqliteStore({
       path, synchronous: 'NORMAL', now: () => Date.now(), publish: () => undefined,
       timers: { setTimeout: () => null, clearTimeout: () => undefined }, ...options,
-    });
-    return { store, path };
-  };
+    }),
+  }));
 }
 
 /**
@@ -63,19 +74,10 @@ export function sqliteStorePerTest() {
  * function executors of a test that starts it.
  */
 export function profiledSchedulerPerTest() {
-  let scheduler: Scheduler | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await scheduler?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    scheduler = undefined;
-    dir = undefined;
-  });
-  return async (functions?: Map<string, AgentFunction>): Promise<{ scheduler: Scheduler; dbPath: string; profile: StatementProfile }> => {
-    dir = mkdtempSync(join(tmpdir(), 'office-profiled-'));
-    const dbPath = join(dir, 'office.db');
+  const perTest = databasePerTest<{ scheduler: Scheduler; dbPath: string; profile: StatementProfile }>('office-profiled-', ({ scheduler }) => scheduler.stop());
+  return (functions?: Map<string, AgentFunction>) => perTest(async (dbPath) => {
     const profile = new StatementProfile();
-    scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile, ...(functions ? { functions } : {}) });
+    const scheduler = await createScheduler({ config: loadConfig({ ...FAST_ENV, OFFICE_DB: dbPath }), statementProfile: profile, ...(functions ? { functions } : {}) });
     return { scheduler, dbPath, profile };
-  };
+  });
 }

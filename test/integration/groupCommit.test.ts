@@ -14,7 +14,7 @@ const openStore = sqliteStorePerTest();
 async function batchSizesOf(units: number): Promise<number[]> {
   let clock = 0;
   const profile = new StatementProfile();
-  const { store } = openStore({ statementProfile: profile, batchClock: () => clock });
+  const { store } = await openStore({ statementProfile: profile, batchClock: () => clock });
   const batchOfUnit: number[] = [];
   await Promise.all(Array.from({ length: units }, () => store.transaction(async () => {
     batchOfUnit.push(profile.commits);

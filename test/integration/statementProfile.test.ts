@@ -36,7 +36,7 @@ function committedFramesInWalFile(path: string): number {
 describe('the statement profile', () => {
   it('counts each statement, one commit per unit run alone, and the WAL frames each commit appended', async () => {
     const profile = new StatementProfile();
-    const { store, path } = openStore(profile);
+    const { store, path } = await openStore(profile);
     await twoInserts(store); // Prepares the statements and writes the migrations' pages out of the window.
     // An empty WAL: the first commit below starts it afresh, and the file then holds only the window's frames.
     truncateWalWithoutWaiting(store.db);
@@ -61,7 +61,7 @@ describe('the statement profile', () => {
 
   it('counts units queued together under one group commit, each statement still once per execution', async () => {
     const profile = new StatementProfile();
-    const { store } = openStore(profile);
+    const { store } = await openStore(profile);
     await twoInserts(store);
     profile.reset();
 
@@ -83,7 +83,7 @@ describe('the statement profile', () => {
 
   it('counts the frames of a commit that SQLite wrote from the start of a WAL file that kept its size', async () => {
     const profile = new StatementProfile();
-    const { store, path } = openStore(profile);
+    const { store, path } = await openStore(profile);
     for (let i = 0; i < 5; i++) await twoInserts(store);
     // Every frame copied into the database and no reader: the next write starts the log again from frame 1.
     store.db.pragma('wal_checkpoint(PASSIVE)');
@@ -104,7 +104,7 @@ describe('the statement profile', () => {
 
   it('records nothing, and reads no -shm file, without a profile', async () => {
     const unattached = new StatementProfile();
-    const { store } = openStore();
+    const { store } = await openStore();
     const before = store.statementsExecuted();
     await twoInserts(store);
     await Promise.all([twoInserts(store), twoInserts(store)]);
